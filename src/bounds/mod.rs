@@ -1,0 +1,274 @@
+//! Variational bounds on mutual information as functions of a score matrix.
+//!
+//! # The score convention (one for the whole crate)
+//!
+//! A batch of `N` joint samples `(x_i, y_i) ~ p(x, y)` is scored by a critic into an `N × N`
+//! matrix
+//!
+//! ```text
+//! S[(i, j)] = f(x_i, y_j)      row i = x sample, column j = y sample
+//! ```
+//!
+//! so the **diagonal** holds the `N` samples of the joint `p(x, y)` and the **off-diagonal**
+//! entries the `N(N−1)` samples of the product of marginals `p(x)p(y)`. Row-wise normalisation
+//! (InfoNCE's `logsumexp_j S_ij`) therefore classifies the true `y_i` among all `y_j` for a fixed
+//! `x_i`. Poole et al.'s reference code (`vbmi`) and the SMILE code build the transpose
+//! (`scores[i, j] = f(x_j, y_i)`, rows = y); their InfoNCE normalises over `x` for fixed `y`,
+//! which is the same bound with the roles of `x` and `y` exchanged. The CLUB code and the PyTorch
+//! peer in `shared/peers` use this crate's orientation. See `docs/bounds.md`.
+//!
+//! # Value and training objective
+//!
+//! Every [`Bound`] returns a [`BoundValue`] with the bound's `value` (the estimate) and the
+//! `objective` that training maximises, and writes `∂ objective / ∂S` into a gradient matrix.
+//! For most bounds the two coincide; JS, SMILE and MINE deliberately differ (they report one
+//! quantity and follow the gradient of another).
+//!
+//! Values are accumulated in `f64` whatever the scalar type; exponentials are max-shifted so
+//! scores of magnitude 80 do not overflow in `f32`.
+
+mod dv;
+mod infonce;
+mod interpolated;
+mod js;
+mod nce;
+mod smile;
+pub mod stable;
+mod tuba;
+
+pub use dv::{Dv, Mine};
+pub use infonce::InfoNce;
+pub use interpolated::Interpolated;
+pub use js::Js;
+pub use nce::{Nce, nce_binary_loss};
+pub use smile::Smile;
+pub use tuba::{Nwj, Tuba};
+
+use crate::error::{Error, Result};
+use crate::real::Real;
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+
+/// What a bound's value says about the mutual information.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoundKind {
+    /// `value ≤ I(X; Y)` in expectation (for any critic).
+    Lower,
+    /// `value ≥ I(X; Y)` in expectation (for the bound's critic family).
+    Upper,
+    /// A training objective that is not itself a bound on MI (e.g. binary NCE).
+    Objective,
+}
+
+/// The result of evaluating a bound on one score matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoundValue {
+    /// The bound's value: the MI estimate, in nats.
+    pub value: f64,
+    /// The training objective (maximised) whose gradient the bound returned.
+    pub objective: f64,
+}
+
+/// A bound on mutual information as a function of the score matrix `S` (see the module docs for
+/// the convention).
+///
+/// Implementations keep only scratch space and explicit state (MINE's moving average); a bound
+/// never knows which critic produced its scores.
+pub trait Bound<T: Real>: Send {
+    /// A short, stable name (`"infonce"`, `"smile"`, …).
+    fn name(&self) -> &'static str;
+
+    /// A label with the parameters, for legends and tables (`"SMILE(τ=5)"`).
+    fn label(&self) -> String {
+        self.name().to_string()
+    }
+
+    /// Whether the value is a lower or an upper bound.
+    fn kind(&self) -> BoundKind;
+
+    /// Evaluates the bound on `scores` (`N × N`, `N ≥ 2`) and writes `∂ objective / ∂S` into
+    /// `grad` (resized to `N × N` if needed; no allocation when it already has that shape).
+    fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue>;
+
+    /// The bound's value alone (allocates a gradient buffer; use [`Bound::evaluate`] in loops).
+    fn value(&mut self, scores: &DMatrix<T>) -> Result<f64> {
+        let mut grad = DMatrix::zeros(scores.nrows(), scores.ncols());
+        Ok(self.evaluate(scores, &mut grad)?.value)
+    }
+}
+
+/// Checks that `scores` is square with `N ≥ 2` and shapes `grad` to match. Returns `N`.
+pub(crate) fn prepare<T: Real>(scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<usize> {
+    let (r, c) = scores.shape();
+    if r != c || r < 2 {
+        return Err(Error::Shape {
+            what: "score matrix".into(),
+            expected: "square N × N with N ≥ 2".into(),
+            got: format!("{r} × {c}"),
+        });
+    }
+    if grad.shape() != (r, c) {
+        *grad = DMatrix::zeros(r, c);
+    }
+    Ok(r)
+}
+
+/// Checks a per-column vector (a baseline, noise log-probabilities) against `N`.
+pub(crate) fn check_len(what: &str, len: usize, n: usize) -> Result<()> {
+    if len == n {
+        Ok(())
+    } else {
+        Err(Error::Shape { what: what.into(), expected: format!("length {n}"), got: format!("length {len}") })
+    }
+}
+
+/// A per-sample log-baseline `ln a(y_j)` used by TUBA and I_α: a constant, or one value per
+/// column of the score matrix, set by the caller before each evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LogBaseline<T> {
+    /// The same `ln a` for every `y`.
+    Constant(T),
+    /// `ln a(y_j)` for column `j`.
+    PerSample(Vec<T>),
+}
+
+impl<T: Real> LogBaseline<T> {
+    /// `ln a(y_j)`.
+    #[inline]
+    pub(crate) fn at(&self, j: usize) -> T {
+        match self {
+            LogBaseline::Constant(a) => *a,
+            LogBaseline::PerSample(v) => v[j],
+        }
+    }
+
+    pub(crate) fn check(&self, n: usize) -> Result<()> {
+        match self {
+            LogBaseline::Constant(a) if !a.finite() => Err(Error::param("log baseline", a, "must be finite")),
+            LogBaseline::Constant(_) => Ok(()),
+            LogBaseline::PerSample(v) => check_len("log baseline", v.len(), n),
+        }
+    }
+}
+
+/// A bound chosen by name with its parameters: the serialisable description used by the
+/// runner, the CLI and the results files.
+///
+/// Parsed from strings such as `infonce`, `nwj`, `js`, `dv`, `mine`, `mine:0.01` (EMA rate),
+/// `smile`, `smile:5` (clip τ), `interpolated`, `interpolated:0.01` (α), `tuba:<ln a>`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "bound", rename_all = "lowercase")]
+pub enum BoundSpec {
+    /// [`InfoNce`].
+    InfoNce,
+    /// [`Nwj`].
+    Nwj,
+    /// [`Tuba`] with a constant log-baseline.
+    Tuba {
+        /// `ln a`.
+        log_baseline: f64,
+    },
+    /// [`Dv`].
+    Dv,
+    /// [`Mine`].
+    Mine {
+        /// EMA rate `r` in `m ← (1 − r)·m + r·batch`.
+        ema_rate: f64,
+    },
+    /// [`Js`].
+    Js,
+    /// [`Smile`].
+    Smile {
+        /// Clip τ.
+        tau: f64,
+    },
+    /// [`Interpolated`] with a constant log-baseline.
+    Interpolated {
+        /// Mixing weight α ∈ [0, 1].
+        alpha: f64,
+        /// `ln a`.
+        log_baseline: f64,
+    },
+}
+
+impl BoundSpec {
+    /// The names accepted by [`BoundSpec::parse`].
+    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha]";
+
+    /// Parses `name[:parameter]`.
+    pub fn parse(s: &str) -> Result<Self> {
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (s, None),
+        };
+        let num = |default: Option<f64>, what: &str| -> Result<f64> {
+            match (arg, default) {
+                (Some(a), _) => a.trim().parse::<f64>().map_err(|_| Error::param(what, a, "must be a number")),
+                (None, Some(d)) => Ok(d),
+                (None, None) => Err(Error::param(what, "(missing)", "give it as name:value")),
+            }
+        };
+        let spec = match name.trim().to_ascii_lowercase().as_str() {
+            "infonce" | "nce-infonce" | "cpc" => BoundSpec::InfoNce,
+            "nwj" => BoundSpec::Nwj,
+            "tuba" => BoundSpec::Tuba { log_baseline: num(None, "tuba log baseline")? },
+            "dv" => BoundSpec::Dv,
+            "mine" => BoundSpec::Mine { ema_rate: num(Some(0.01), "mine EMA rate")? },
+            "js" => BoundSpec::Js,
+            "smile" => BoundSpec::Smile { tau: num(Some(5.0), "smile tau")? },
+            "interpolated" | "alpha" => {
+                BoundSpec::Interpolated { alpha: num(Some(0.01), "interpolated alpha")?, log_baseline: 0.0 }
+            }
+            other => {
+                return Err(Error::Unknown { kind: "bound", name: other.to_string(), known: Self::NAMES.into() });
+            }
+        };
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    fn validate(&self) -> Result<()> {
+        match *self {
+            BoundSpec::Mine { ema_rate } if !(ema_rate > 0.0 && ema_rate <= 1.0) => {
+                Err(Error::param("mine EMA rate", ema_rate, "must lie in (0, 1]"))
+            }
+            BoundSpec::Smile { tau } if !(tau > 0.0 && tau.is_finite()) => {
+                Err(Error::param("smile tau", tau, "must be positive and finite"))
+            }
+            BoundSpec::Interpolated { alpha, .. } if !(0.0..=1.0).contains(&alpha) => {
+                Err(Error::param("interpolated alpha", alpha, "must lie in [0, 1]"))
+            }
+            BoundSpec::Tuba { log_baseline } | BoundSpec::Interpolated { log_baseline, .. }
+                if !log_baseline.is_finite() =>
+            {
+                Err(Error::param("log baseline", log_baseline, "must be finite"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Builds the bound for scalar type `T`.
+    pub fn build<T: Real>(&self) -> Result<Box<dyn Bound<T>>> {
+        self.validate()?;
+        Ok(match *self {
+            BoundSpec::InfoNce => Box::new(InfoNce::new()),
+            BoundSpec::Nwj => Box::new(Nwj::new()),
+            BoundSpec::Tuba { log_baseline } => Box::new(Tuba::new(LogBaseline::Constant(T::of(log_baseline)))),
+            BoundSpec::Dv => Box::new(Dv::new()),
+            BoundSpec::Mine { ema_rate } => Box::new(Mine::new(ema_rate)?),
+            BoundSpec::Js => Box::new(Js::new()),
+            BoundSpec::Smile { tau } => Box::new(Smile::new(tau)?),
+            BoundSpec::Interpolated { alpha, log_baseline } => {
+                Box::new(Interpolated::new(alpha, LogBaseline::Constant(T::of(log_baseline)))?)
+            }
+        })
+    }
+}
+
+impl std::str::FromStr for BoundSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        BoundSpec::parse(s)
+    }
+}

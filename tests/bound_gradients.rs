@@ -1,0 +1,133 @@
+//! Every bound's hand-written gradient against central finite differences (f64).
+
+mod common;
+
+use common::{assert_grad_close, numeric_grad, random_matrix};
+use mibound::bounds::{Bound, Dv, InfoNce, Interpolated, Js, LogBaseline, Mine, Nce, Nwj, Smile, Tuba};
+use nalgebra::DMatrix;
+
+const H: f64 = 1e-5;
+const SIZES: [usize; 4] = [2, 3, 5, 12];
+
+/// Checks `∂ objective / ∂S` of a stateless bound built fresh by `make`.
+fn check(what: &str, make: impl Fn(usize) -> Box<dyn Bound<f64>>, scale: f64) {
+    for (k, &n) in SIZES.iter().enumerate() {
+        let s = random_matrix(n, n, scale, 100 + k as u64);
+        let mut grad = DMatrix::zeros(n, n);
+        make(n).evaluate(&s, &mut grad).unwrap();
+        let numeric = numeric_grad(&s, H, |m| {
+            let mut g = DMatrix::zeros(n, n);
+            make(n).evaluate(m, &mut g).unwrap().objective
+        });
+        assert_grad_close(&format!("{what} N={n}"), &grad, &numeric);
+    }
+}
+
+fn baseline(n: usize) -> LogBaseline<f64> {
+    LogBaseline::PerSample((0..n).map(|j| 0.3 * j as f64 - 0.4).collect())
+}
+
+#[test]
+fn infonce_gradient() {
+    check("infonce", |_| Box::new(InfoNce::<f64>::new()), 1.5);
+}
+
+#[test]
+fn nwj_gradient() {
+    check("nwj", |_| Box::new(Nwj::new()), 1.0);
+}
+
+#[test]
+fn tuba_gradient_with_per_sample_baseline() {
+    check("tuba", |n| Box::new(Tuba::new(baseline(n))), 1.0);
+}
+
+#[test]
+fn dv_gradient() {
+    check("dv", |_| Box::new(Dv::new()), 1.5);
+}
+
+#[test]
+fn js_gradient_is_the_f_gan_objective() {
+    check("js", |_| Box::new(Js::new()), 2.0);
+}
+
+#[test]
+fn smile_gradient_is_the_f_gan_objective() {
+    check("smile", |_| Box::new(Smile::new(1.0).unwrap()), 2.0);
+}
+
+#[test]
+fn interpolated_gradient_for_several_alpha() {
+    for alpha in [0.0, 0.01, 0.3, 0.5, 1.0] {
+        check(&format!("interpolated α={alpha}"), |n| Box::new(Interpolated::new(alpha, baseline(n)).unwrap()), 1.5);
+    }
+}
+
+#[test]
+fn interpolated_gradient_with_a_dominant_column_entry() {
+    // One score far above the rest of its column: the leave-one-out sums must not cancel.
+    for alpha in [0.2, 1.0] {
+        check(
+            &format!("interpolated dominant α={alpha}"),
+            |n| Box::new(Interpolated::new(alpha, baseline(n)).unwrap()),
+            1.0,
+        );
+        let mut s = random_matrix(6, 6, 1.0, 9);
+        s[(2, 3)] = 30.0;
+        let mut grad = DMatrix::zeros(6, 6);
+        let make = || Interpolated::new(alpha, baseline(6)).unwrap();
+        make().evaluate(&s, &mut grad).unwrap();
+        let numeric = numeric_grad(&s, H, |m| make().value(m).unwrap());
+        assert_grad_close("interpolated dominant entry", &grad, &numeric);
+    }
+}
+
+#[test]
+fn nce_gradient() {
+    check("nce", |n| Box::new(Nce::new((0..n).map(|j| -0.5 - 0.1 * j as f64).collect())), 1.5);
+}
+
+#[test]
+fn mine_gradient_holds_the_moving_average_fixed() {
+    for (k, &n) in SIZES.iter().enumerate() {
+        let mut mine = Mine::new(0.1).unwrap();
+        // Give the average a history so it differs from the current batch's partition.
+        let warm = random_matrix(n, n, 1.0, 7);
+        Bound::<f64>::value(&mut mine, &warm).unwrap();
+        let s = random_matrix(n, n, 1.0, 200 + k as u64);
+        let mut grad = DMatrix::zeros(n, n);
+        mine.evaluate(&s, &mut grad).unwrap();
+        let m = mine.log_ema.unwrap().exp();
+        // The MINE surrogate with m_t held fixed: mean diag S − mean_{i≠j} e^{S_ij} / m_t.
+        let surrogate = |x: &DMatrix<f64>| {
+            let diag = (0..n).map(|i| x[(i, i)]).sum::<f64>() / n as f64;
+            let off: f64 = (0..n)
+                .flat_map(|i| (0..n).map(move |j| (i, j)))
+                .filter(|(i, j)| i != j)
+                .map(|(i, j)| x[(i, j)].exp())
+                .sum();
+            diag - off / (n * (n - 1)) as f64 / m
+        };
+        let numeric = numeric_grad(&s, H, surrogate);
+        assert_grad_close(&format!("mine N={n}"), &grad, &numeric);
+    }
+}
+
+#[test]
+fn nce_binary_loss_gradient() {
+    let s_noise = [0.3, -1.2, 2.0];
+    let log_q = [-0.5, -1.0, -2.5];
+    let mut g = [0.0; 3];
+    let (_, g0) = mibound::bounds::nce_binary_loss(0.7, -1.1, &s_noise, &log_q, &mut g).unwrap();
+    let f = |s0: f64, sn: &[f64]| mibound::bounds::nce_binary_loss(s0, -1.1, sn, &log_q, &mut [0.0; 3]).unwrap().0;
+    let num0 = (f(0.7 + H, &s_noise) - f(0.7 - H, &s_noise)) / (2.0 * H);
+    assert!((g0 - num0).abs() < 1e-7, "positive: {g0} vs {num0}");
+    for k in 0..3 {
+        let (mut up, mut down) = (s_noise, s_noise);
+        up[k] += H;
+        down[k] -= H;
+        let num = (f(0.7, &up) - f(0.7, &down)) / (2.0 * H);
+        assert!((g[k] - num).abs() < 1e-7, "noise {k}: {} vs {num}", g[k]);
+    }
+}

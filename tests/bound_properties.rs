@@ -1,0 +1,90 @@
+//! Properties that hold for every score matrix: InfoNCE ≤ log N, gradients that sum as the
+//! formulas say, and no overflow at |S| = 80 in f32.
+
+use mibound::bounds::{Bound, BoundSpec, InfoNce};
+use nalgebra::DMatrix;
+use proptest::prelude::*;
+
+fn all_specs() -> Vec<BoundSpec> {
+    ["infonce", "nwj", "tuba:0.5", "dv", "mine:0.1", "js", "smile:5", "interpolated:0.01", "interpolated:0.7"]
+        .iter()
+        .map(|s| BoundSpec::parse(s).unwrap())
+        .collect()
+}
+
+fn matrix(n: usize) -> impl Strategy<Value = DMatrix<f64>> {
+    prop::collection::vec(-80.0f64..80.0, n * n).prop_map(move |v| DMatrix::from_vec(n, n, v))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// InfoNCE = mean_i log(e^{S_ii} / ((1/N) Σ_j e^{S_ij})) and e^{S_ii} ≤ Σ_j e^{S_ij}, so the
+    /// value can never exceed log N, whatever the critic.
+    #[test]
+    fn infonce_never_exceeds_log_n(s in (2usize..40).prop_flat_map(matrix)) {
+        let n = s.nrows() as f64;
+        let v = InfoNce::<f64>::new().value(&s).unwrap();
+        prop_assert!(v <= n.ln() + 1e-12, "InfoNCE {} > log N {}", v, n.ln());
+        let v32 = InfoNce::<f32>::new().value(&s.map(|x| x as f32)).unwrap();
+        // f32 rounding of the inputs moves the value by at most a few ulps of |S| ≤ 80.
+        prop_assert!(v32 <= n.ln() + 1e-4, "f32 InfoNCE {} > log N {}", v32, n.ln());
+    }
+
+    /// Each InfoNCE gradient row sums to zero (softmax minus a one-hot, over N).
+    #[test]
+    fn infonce_gradient_rows_sum_to_zero(s in (2usize..20).prop_flat_map(matrix)) {
+        let mut g = DMatrix::zeros(s.nrows(), s.ncols());
+        InfoNce::<f64>::new().evaluate(&s, &mut g).unwrap();
+        for row in g.row_iter() {
+            prop_assert!(row.sum().abs() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn no_overflow_at_magnitude_80_in_f32() {
+    for n in [2usize, 7, 64] {
+        for pattern in 0..3 {
+            let s = DMatrix::<f32>::from_fn(n, n, |i, j| match pattern {
+                0 => 80.0,
+                1 => -80.0,
+                _ => {
+                    if (i + 2 * j) % 3 == 0 {
+                        80.0
+                    } else {
+                        -80.0
+                    }
+                }
+            });
+            for spec in all_specs() {
+                let mut b = spec.build::<f32>().unwrap();
+                let mut g = DMatrix::zeros(n, n);
+                let v = b.evaluate(&s, &mut g).unwrap();
+                assert!(v.value.is_finite() && v.objective.is_finite(), "{spec:?} N={n} pattern {pattern}: {v:?}");
+                assert!(g.iter().all(|x| x.is_finite()), "{spec:?} N={n} pattern {pattern}: non-finite gradient");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_shapes_and_parameters_are_errors_not_panics() {
+    let mut b = InfoNce::<f64>::new();
+    assert!(b.value(&DMatrix::zeros(3, 4)).is_err());
+    assert!(b.value(&DMatrix::zeros(1, 1)).is_err());
+    for bad in ["smile:-1", "mine:0", "mine:2", "interpolated:1.5", "nosuch", "tuba", "smile:abc"] {
+        let e = BoundSpec::parse(bad).unwrap_err().to_string();
+        assert!(!e.is_empty(), "{bad}");
+    }
+    let e = BoundSpec::parse("nosuch").unwrap_err().to_string();
+    assert!(e.contains("nosuch") && e.contains("infonce"), "{e}");
+}
+
+#[test]
+fn gradient_buffer_of_the_wrong_shape_is_resized() {
+    let s = DMatrix::<f64>::identity(4, 4);
+    let mut g = DMatrix::zeros(1, 1);
+    InfoNce::new().evaluate(&s, &mut g).unwrap();
+    assert_eq!(g.shape(), (4, 4));
+}

@@ -1,0 +1,51 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use nalgebra::DMatrix;
+use rand::RngExt;
+use rand_distr::StandardNormal;
+
+/// A random `r × c` matrix with entries `scale · N(0, 1)` from a fixed seed.
+pub fn random_matrix(r: usize, c: usize, scale: f64, seed: u64) -> DMatrix<f64> {
+    let mut g = mibound::data::rng(seed);
+    DMatrix::from_fn(r, c, |_, _| scale * g.sample::<f64, _>(StandardNormal))
+}
+
+/// Central finite differences of `f` at `m`, one entry at a time.
+pub fn numeric_grad(m: &DMatrix<f64>, h: f64, mut f: impl FnMut(&DMatrix<f64>) -> f64) -> DMatrix<f64> {
+    let mut probe = m.clone();
+    DMatrix::from_fn(m.nrows(), m.ncols(), |i, j| {
+        let v = m[(i, j)];
+        probe[(i, j)] = v + h;
+        let up = f(&probe);
+        probe[(i, j)] = v - h;
+        let down = f(&probe);
+        probe[(i, j)] = v;
+        (up - down) / (2.0 * h)
+    })
+}
+
+/// Asserts `analytic ≈ numeric` entry-wise with a relative-plus-absolute tolerance.
+///
+/// Central differences with step `h` have truncation error `O(h²·f''')` and rounding error
+/// `O(ε·|f|/h)`; with `h = 1e-5` in f64 both are below `1e-8` for the smooth, O(1)-scaled
+/// functions tested here, so `1e-6` leaves two orders of magnitude of margin without hiding a
+/// wrong factor (which shows as an O(1) relative error).
+pub fn assert_grad_close(what: &str, analytic: &DMatrix<f64>, numeric: &DMatrix<f64>) {
+    assert_eq!(analytic.shape(), numeric.shape(), "{what}: shapes");
+    for i in 0..analytic.nrows() {
+        for j in 0..analytic.ncols() {
+            let (a, n) = (analytic[(i, j)], numeric[(i, j)]);
+            let tol = 1e-6 * (1.0 + n.abs());
+            assert!((a - n).abs() <= tol, "{what}: entry ({i}, {j}) analytic {a:e} vs numeric {n:e}");
+        }
+    }
+}
+
+/// Mean and standard error of a sample.
+pub fn mean_se(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
+    (m, (var / n).sqrt())
+}
