@@ -29,13 +29,20 @@
 //! - [`bounds`]: lower bounds (InfoNCE, NWJ, TUBA, DV, MINE, JS, SMILE, I_α) and binary NCE,
 //!   each returning its value and the gradient of its training objective w.r.t. `S`.
 //! - [`data`]: distributions with analytic MI and their optimal critics.
+//! - [`critics`]: separable, bilinear and concat critics with hand-written backprop.
+//! - [`gemm`]: the one matrix-product module (nalgebra/matrixmultiply or OpenBLAS).
+//! - [`optim`]: the Adam optimiser.
 
 #![warn(missing_docs)]
 
 pub mod bounds;
+pub mod critics;
 pub mod data;
 pub mod error;
+pub mod gemm;
+pub mod optim;
 pub mod real;
+pub mod train;
 
 pub use error::{Error, Result};
 pub use real::Real;

@@ -6,7 +6,18 @@ use nalgebra::RealField;
 ///
 /// Implemented for `f32` and `f64`. Bound values are accumulated in `f64` whatever `T` is;
 /// element-wise work (exponentials, gradients) runs in `T`.
-pub trait Real: RealField + Copy + Default + std::fmt::Debug + std::fmt::Display + Send + Sync + 'static {
+pub trait Real:
+    RealField
+    + Copy
+    + Default
+    + std::fmt::Debug
+    + std::fmt::Display
+    + serde::Serialize
+    + serde::de::DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
     /// Converts from `f64` (rounding for `f32`).
     fn of(v: f64) -> Self;
     /// Converts to `f64` (exact).

@@ -115,4 +115,20 @@ impl<T: Real> Bound<T> for Mine {
         partition_grad(s, grad.as_mut_slice(), n, log_ema);
         Ok(BoundValue { value: joint - lme, objective: joint - (lme - log_ema).exp() })
     }
+    fn state(&self) -> Vec<f64> {
+        self.log_ema.into_iter().collect()
+    }
+    fn restore(&mut self, state: &[f64]) -> Result<()> {
+        match state {
+            [] => self.log_ema = None,
+            [v] => self.log_ema = Some(*v),
+            _ => {
+                return Err(Error::Format {
+                    context: "mine state".into(),
+                    msg: format!("expected ≤ 1 value, got {}", state.len()),
+                });
+            }
+        }
+        Ok(())
+    }
 }

@@ -91,6 +91,21 @@ pub trait Bound<T: Real>: Send {
     /// `grad` (resized to `N × N` if needed; no allocation when it already has that shape).
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue>;
 
+    /// State carried across evaluations (MINE's moving average), for checkpoints; empty for
+    /// stateless bounds.
+    fn state(&self) -> Vec<f64> {
+        Vec::new()
+    }
+
+    /// Restores what [`Bound::state`] returned.
+    fn restore(&mut self, state: &[f64]) -> Result<()> {
+        if state.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Format { context: format!("{} state", self.name()), msg: "this bound has no state".into() })
+        }
+    }
+
     /// The bound's value alone (allocates a gradient buffer; use [`Bound::evaluate`] in loops).
     fn value(&mut self, scores: &DMatrix<T>) -> Result<f64> {
         let mut grad = DMatrix::zeros(scores.nrows(), scores.ncols());

@@ -1,0 +1,219 @@
+//! Critics: trainable functions `f(x, y)` that produce the score matrix every bound consumes.
+//!
+//! A critic maps a batch `x` (`N × dim_x`, one sample per row) and `y` (`M × dim_y`) to the score
+//! matrix `S` (`N × M`, `S_ij = f(x_i, y_j)`: the crate's one convention, see [`crate::bounds`])
+//! and, given `∂L/∂S`, returns the gradient with respect to its parameters. It never knows which
+//! bound consumes its scores.
+//!
+//! Parameters live outside the critic in one flat vector (so an optimiser, a checkpoint or a
+//! finite-difference test sees a single slice); the critic holds only its architecture, forward
+//! caches and scratch space, all reused from step to step without allocating.
+//!
+//! | critic | score | reference |
+//! |---|---|---|
+//! | [`Separable`] | `f(x)ᵀ g(y)`, or cosine `f̂(x)ᵀ ĝ(y) / τ` | Poole et al. 2019; SimCLR/MoCo (cosine) |
+//! | [`Bilinear`] | `xᵀ W y` or `f(x)ᵀ W g(y)` | CPC (van den Oord et al. 2018) |
+//! | [`Concat`] | `h([x; y])` on all `N·M` pairs | MINE (Belghazi et al. 2018) |
+
+mod bilinear;
+mod concat;
+pub mod mlp;
+mod separable;
+
+pub use bilinear::Bilinear;
+pub use concat::Concat;
+pub use mlp::{Activation, Init, Mlp, MlpSpec};
+pub use separable::{Separable, Similarity};
+
+use crate::data::Rng;
+use crate::error::{Error, Result};
+use crate::real::Real;
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+
+/// A trainable critic `f(x, y)`; see the module docs.
+pub trait Critic<T: Real>: Send {
+    /// A short name (`"separable"`, `"bilinear"`, `"concat"`).
+    fn name(&self) -> &'static str;
+    /// Dimension of `x`.
+    fn dim_x(&self) -> usize;
+    /// Dimension of `y`.
+    fn dim_y(&self) -> usize;
+    /// Length of the parameter vector.
+    fn n_params(&self) -> usize;
+    /// Initialises a parameter vector of length [`Critic::n_params`].
+    fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng);
+
+    /// A freshly initialised parameter vector from a seed.
+    fn init_params(&self, init: Init, seed: u64) -> Vec<T> {
+        let mut p = vec![T::zero(); self.n_params()];
+        self.init_into(&mut p, init, &mut crate::data::rng(seed));
+        p
+    }
+
+    /// Computes `S_ij = f(x_i, y_j)` into `s` (resized to `N × M` if needed) and keeps what
+    /// [`Critic::backward`] needs.
+    fn scores(&mut self, params: &[T], x: &DMatrix<T>, y: &DMatrix<T>, s: &mut DMatrix<T>) -> Result<()>;
+
+    /// Given `∂L/∂S` for the last [`Critic::scores`] call, writes `∂L/∂params` into `grads`
+    /// (overwriting it).
+    fn backward(&mut self, params: &[T], ds: &DMatrix<T>, grads: &mut [T]) -> Result<()>;
+
+    /// Multiply-adds of one forward plus backward pass at batch size `n` (`n × n` scores), for
+    /// throughput reporting.
+    fn macs_per_step(&self, n: usize) -> f64;
+}
+
+/// Checks the inputs of [`Critic::scores`] and shapes `s`.
+pub(crate) fn check_inputs<T: Real>(
+    name: &str,
+    (dx, dy, np): (usize, usize, usize),
+    params: &[T],
+    x: &DMatrix<T>,
+    y: &DMatrix<T>,
+    s: &mut DMatrix<T>,
+) -> Result<()> {
+    let shape_err = |what: &str, expected: String, got: String| {
+        Err(Error::Shape { what: format!("{name} critic: {what}"), expected, got })
+    };
+    if params.len() != np {
+        return shape_err("parameters", format!("length {np}"), format!("length {}", params.len()));
+    }
+    if x.ncols() != dx || x.nrows() == 0 {
+        return shape_err("x", format!("N × {dx} with N ≥ 1"), format!("{} × {}", x.nrows(), x.ncols()));
+    }
+    if y.ncols() != dy || y.nrows() == 0 {
+        return shape_err("y", format!("M × {dy} with M ≥ 1"), format!("{} × {}", y.nrows(), y.ncols()));
+    }
+    if s.shape() != (x.nrows(), y.nrows()) {
+        *s = DMatrix::zeros(x.nrows(), y.nrows());
+    }
+    Ok(())
+}
+
+/// Checks the inputs of [`Critic::backward`].
+pub(crate) fn check_backward<T: Real>(
+    name: &str,
+    shape: (usize, usize),
+    np: usize,
+    ds: &DMatrix<T>,
+    grads: &[T],
+) -> Result<()> {
+    if ds.shape() != shape || shape.0 == 0 {
+        return Err(Error::Shape {
+            what: format!("{name} critic: ∂L/∂S (call scores first)"),
+            expected: format!("{} × {}", shape.0, shape.1),
+            got: format!("{} × {}", ds.nrows(), ds.ncols()),
+        });
+    }
+    if grads.len() != np {
+        return Err(Error::Shape {
+            what: format!("{name} critic: gradients"),
+            expected: format!("length {np}"),
+            got: format!("length {}", grads.len()),
+        });
+    }
+    Ok(())
+}
+
+/// Copies `m` (`N × d`, samples as rows) into `out` as `d × N` (features × batch).
+pub(crate) fn transpose_into<T: Real>(m: &DMatrix<T>, out: &mut Vec<T>) {
+    let (n, d) = m.shape();
+    out.resize(n * d, T::zero());
+    for (k, col) in m.as_slice().chunks_exact(n.max(1)).enumerate().take(d) {
+        for (i, &v) in col.iter().enumerate() {
+            out[i * d + k] = v;
+        }
+    }
+}
+
+/// A critic chosen by name with its sizes: the serialisable description used by the runner,
+/// checkpoints and the results files.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "critic", rename_all = "lowercase")]
+pub enum CriticSpec {
+    /// [`Separable`].
+    Separable {
+        /// Hidden widths of `f` and `g`.
+        hidden: Vec<usize>,
+        /// Embedding dimension.
+        embed: usize,
+        /// Hidden activation.
+        activation: Activation,
+        /// Dot product or cosine with temperature.
+        similarity: Similarity,
+    },
+    /// [`Bilinear`]; `hidden = None` is `xᵀ W y` on the raw inputs.
+    Bilinear {
+        /// Encoder hidden widths, or `None` for identity encoders.
+        hidden: Option<Vec<usize>>,
+        /// Embedding dimension of the encoders (ignored without encoders).
+        embed: usize,
+        /// Hidden activation.
+        activation: Activation,
+    },
+    /// [`Concat`].
+    Concat {
+        /// Hidden widths (the first is the split layer `Wx·x + Wy·y`).
+        hidden: Vec<usize>,
+        /// Hidden activation.
+        activation: Activation,
+    },
+}
+
+impl CriticSpec {
+    /// The separable critic of Poole et al. 2019: two MLPs `d → 256 → 256 → 32`, ReLU.
+    pub fn poole_separable() -> Self {
+        CriticSpec::Separable {
+            hidden: vec![256, 256],
+            embed: 32,
+            activation: Activation::Relu,
+            similarity: Similarity::Dot,
+        }
+    }
+
+    /// The concat critic of Poole et al. 2019: one MLP `2d → 256 → 256 → 1`, ReLU.
+    pub fn poole_concat() -> Self {
+        CriticSpec::Concat { hidden: vec![256, 256], activation: Activation::Relu }
+    }
+
+    /// Parses `separable`, `bilinear`, `cpc` (bilinear with encoders), `concat`, `cosine` with
+    /// the Poole et al. sizes.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "separable" => Self::poole_separable(),
+            "cosine" => CriticSpec::Separable {
+                hidden: vec![256, 256],
+                embed: 32,
+                activation: Activation::Relu,
+                similarity: Similarity::Cosine { tau: 0.1, learn: true },
+            },
+            "concat" => Self::poole_concat(),
+            "bilinear" => CriticSpec::Bilinear { hidden: None, embed: 0, activation: Activation::Relu },
+            "cpc" => CriticSpec::Bilinear { hidden: Some(vec![256, 256]), embed: 32, activation: Activation::Relu },
+            _ => {
+                return Err(Error::Unknown {
+                    kind: "critic",
+                    name: s.into(),
+                    known: "separable, cosine, bilinear, cpc, concat".into(),
+                });
+            }
+        })
+    }
+
+    /// Builds the critic for inputs of the given dimensions.
+    pub fn build<T: Real>(&self, dim_x: usize, dim_y: usize) -> Result<Box<dyn Critic<T>>> {
+        if dim_x == 0 || dim_y == 0 {
+            return Err(Error::param("critic input dimension", 0, "must be at least 1"));
+        }
+        Ok(match self {
+            CriticSpec::Separable { hidden, embed, activation, similarity } => {
+                Box::new(Separable::new(dim_x, dim_y, hidden, *embed, *activation, *similarity)?)
+            }
+            CriticSpec::Bilinear { hidden, embed, activation } => {
+                Box::new(Bilinear::new(dim_x, dim_y, hidden.as_deref(), *embed, *activation)?)
+            }
+            CriticSpec::Concat { hidden, activation } => Box::new(Concat::new(dim_x, dim_y, hidden, *activation)?),
+        })
+    }
+}

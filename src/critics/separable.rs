@@ -1,0 +1,233 @@
+//! The separable critic `f(x)ᵀ g(y)` and its cosine form.
+
+use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec};
+use super::{Critic, check_backward, check_inputs, transpose_into};
+use crate::data::Rng;
+use crate::error::{Error, Result};
+use crate::gemm::{Op, gemm, view, view_mut};
+use crate::real::Real;
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+
+/// How two embeddings are compared.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Similarity {
+    /// `f(x)ᵀ g(y)`.
+    Dot,
+    /// `f(x)ᵀ g(y) / (‖f(x)‖ ‖g(y)‖ τ)`, the SimCLR/MoCo form; τ fixed or learned (as `log τ`,
+    /// the last parameter, initialised at the given τ).
+    Cosine {
+        /// Temperature τ > 0 (the initial value when learned).
+        tau: f64,
+        /// Whether τ is a trainable parameter.
+        learn: bool,
+    },
+}
+
+/// The separable critic `S_ij = f(x_i)ᵀ g(y_j)` with two MLP encoders (Poole et al. 2019 use
+/// `d → 256 → 256 → 32`, ReLU), or its cosine form.
+///
+/// Forward: `F = f(X)`, `G = g(Y)` (embedding × batch), `S = FᵀG`. Backward: `∂F = G·∂Sᵀ`,
+/// `∂G = F·∂S`, then each MLP. Cosine: `F̂ = F/‖F‖` per column, `S = F̂ᵀĜ/τ`,
+/// `∂F = (∂F̂ − F̂ (F̂·∂F̂)) / ‖F‖`, `∂ log τ = −Σ ∂S ⊙ S`.
+#[derive(Clone, Debug)]
+pub struct Separable<T: Real> {
+    f: Mlp,
+    g: Mlp,
+    embed: usize,
+    similarity: Similarity,
+    xt: Vec<T>,
+    yt: Vec<T>,
+    cf: MlpCache<T>,
+    cg: MlpCache<T>,
+    scratch: MlpScratch<T>,
+    // Normalised embeddings and norms (cosine), gradient buffers for F and G.
+    fh: Vec<T>,
+    gh: Vec<T>,
+    fnorm: Vec<T>,
+    gnorm: Vec<T>,
+    df: Vec<T>,
+    dg: Vec<T>,
+    shape: (usize, usize),
+    tau_used: T,
+}
+
+impl<T: Real> Separable<T> {
+    /// Two encoders `dim → hidden… → embed`.
+    pub fn new(
+        dim_x: usize,
+        dim_y: usize,
+        hidden: &[usize],
+        embed: usize,
+        activation: Activation,
+        similarity: Similarity,
+    ) -> Result<Self> {
+        if embed == 0 {
+            return Err(Error::param("embedding dimension", 0, "must be at least 1"));
+        }
+        if let Similarity::Cosine { tau, .. } = similarity
+            && !(tau > 0.0 && tau.is_finite())
+        {
+            return Err(Error::param("cosine temperature", tau, "must be positive and finite"));
+        }
+        let f = Mlp::new(MlpSpec { input: dim_x, hidden: hidden.to_vec(), output: embed, activation }, 0);
+        let g = Mlp::new(MlpSpec { input: dim_y, hidden: hidden.to_vec(), output: embed, activation }, f.n_params());
+        Ok(Separable {
+            f,
+            g,
+            embed,
+            similarity,
+            xt: Vec::new(),
+            yt: Vec::new(),
+            cf: MlpCache::default(),
+            cg: MlpCache::default(),
+            scratch: MlpScratch::default(),
+            fh: Vec::new(),
+            gh: Vec::new(),
+            fnorm: Vec::new(),
+            gnorm: Vec::new(),
+            df: Vec::new(),
+            dg: Vec::new(),
+            shape: (0, 0),
+            tau_used: T::one(),
+        })
+    }
+
+    fn learns_tau(&self) -> bool {
+        matches!(self.similarity, Similarity::Cosine { learn: true, .. })
+    }
+
+    fn tau(&self, params: &[T]) -> T {
+        match self.similarity {
+            Similarity::Dot => T::one(),
+            Similarity::Cosine { learn: true, .. } => params[params.len() - 1].exp(),
+            Similarity::Cosine { tau, .. } => T::of(tau),
+        }
+    }
+}
+
+/// Normalises each `e`-long column of `src` into `dst`, storing the norms.
+fn normalise<T: Real>(src: &[T], e: usize, dst: &mut Vec<T>, norms: &mut Vec<T>) {
+    dst.resize(src.len(), T::zero());
+    norms.resize(src.len() / e, T::zero());
+    let floor = T::of(1e-12);
+    for ((s, d), nrm) in src.chunks_exact(e).zip(dst.chunks_exact_mut(e)).zip(norms.iter_mut()) {
+        let n = s.iter().fold(T::zero(), |a, &v| a + v * v).sqrt().max(floor);
+        *nrm = n;
+        d.iter_mut().zip(s).for_each(|(d, &v)| *d = v / n);
+    }
+}
+
+/// In place: `d ← (d − ĥ (ĥ·d)) / ‖h‖` per column (backprop through `h ↦ h/‖h‖`).
+fn normalise_backward<T: Real>(d: &mut [T], hat: &[T], norms: &[T], e: usize) {
+    for ((dc, hc), &n) in d.chunks_exact_mut(e).zip(hat.chunks_exact(e)).zip(norms) {
+        let dot = dc.iter().zip(hc).fold(T::zero(), |a, (&x, &y)| a + x * y);
+        dc.iter_mut().zip(hc).for_each(|(x, &h)| *x = (*x - h * dot) / n);
+    }
+}
+
+impl<T: Real> Critic<T> for Separable<T> {
+    fn name(&self) -> &'static str {
+        "separable"
+    }
+    fn dim_x(&self) -> usize {
+        self.f.spec().input
+    }
+    fn dim_y(&self) -> usize {
+        self.g.spec().input
+    }
+    fn n_params(&self) -> usize {
+        self.f.n_params() + self.g.n_params() + usize::from(self.learns_tau())
+    }
+
+    fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
+        self.f.init(params, init, rng);
+        self.g.init(params, init, rng);
+        if let Similarity::Cosine { tau, learn: true } = self.similarity {
+            params[params.len() - 1] = T::of(tau.ln());
+        }
+    }
+
+    fn scores(&mut self, params: &[T], x: &DMatrix<T>, y: &DMatrix<T>, s: &mut DMatrix<T>) -> Result<()> {
+        let (dx, dy) = (self.dim_x(), self.dim_y());
+        check_inputs("separable", (dx, dy, self.n_params()), params, x, y, s)?;
+        let (n, m, e) = (x.nrows(), y.nrows(), self.embed);
+        self.shape = (n, m);
+        self.tau_used = self.tau(params);
+        transpose_into(x, &mut self.xt);
+        transpose_into(y, &mut self.yt);
+        let fx = self.f.forward(params, view(&self.xt, dx, n), Op::N, &mut self.cf);
+        let gy = self.g.forward(params, view(&self.yt, dy, m), Op::N, &mut self.cg);
+        let out = view_mut(s.as_mut_slice(), n, m);
+        match self.similarity {
+            Similarity::Dot => gemm(T::one(), fx, Op::T, gy, Op::N, T::zero(), out),
+            Similarity::Cosine { .. } => {
+                normalise(fx.as_slice_contiguous(), e, &mut self.fh, &mut self.fnorm);
+                normalise(gy.as_slice_contiguous(), e, &mut self.gh, &mut self.gnorm);
+                let inv_tau = T::one() / self.tau_used;
+                gemm(inv_tau, view(&self.fh, e, n), Op::T, view(&self.gh, e, m), Op::N, T::zero(), out);
+            }
+        }
+        Ok(())
+    }
+
+    fn backward(&mut self, params: &[T], ds: &DMatrix<T>, grads: &mut [T]) -> Result<()> {
+        let (dx, dy, np) = (self.dim_x(), self.dim_y(), self.n_params());
+        check_backward("separable", self.shape, np, ds, grads)?;
+        let (n, m, e) = (self.shape.0, self.shape.1, self.embed);
+        self.df.resize(e * n, T::zero());
+        self.dg.resize(e * m, T::zero());
+        let dsv = view(ds.as_slice(), n, m);
+        match self.similarity {
+            Similarity::Dot => {
+                // ∂F = G·∂Sᵀ (e × n), ∂G = F·∂S (e × m).
+                let (fx, gy) = (self.f.output(&self.cf), self.g.output(&self.cg));
+                gemm(T::one(), gy, Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.df, e, n));
+                gemm(T::one(), fx, Op::N, dsv, Op::N, T::zero(), view_mut(&mut self.dg, e, m));
+            }
+            Similarity::Cosine { learn, .. } => {
+                let inv_tau = T::one() / self.tau_used;
+                gemm(inv_tau, view(&self.gh, e, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.df, e, n));
+                gemm(inv_tau, view(&self.fh, e, n), Op::N, dsv, Op::N, T::zero(), view_mut(&mut self.dg, e, m));
+                if learn {
+                    // ∂/∂log τ = −Σ ∂S ⊙ S = −Σ F̂ ⊙ ∂F̂.
+                    let dot = self.fh.iter().zip(&self.df).fold(T::zero(), |a, (&h, &d)| a + h * d);
+                    grads[np - 1] = -dot;
+                }
+                normalise_backward(&mut self.df, &self.fh, &self.fnorm, e);
+                normalise_backward(&mut self.dg, &self.gh, &self.gnorm, e);
+            }
+        }
+        self.f.backward(
+            params,
+            grads,
+            view(&self.xt, dx, n),
+            Op::N,
+            &self.cf,
+            view(&self.df, e, n),
+            &mut self.scratch,
+            false,
+            None,
+        );
+        self.g.backward(
+            params,
+            grads,
+            view(&self.yt, dy, m),
+            Op::N,
+            &self.cg,
+            view(&self.dg, e, m),
+            &mut self.scratch,
+            false,
+            None,
+        );
+        Ok(())
+    }
+
+    fn macs_per_step(&self, n: usize) -> f64 {
+        // Forward f, g and FᵀG; backward: two gemms for ∂F, ∂G and ~2× each MLP's forward.
+        let mlp = self.f.macs(n) + self.g.macs(n);
+        let score = (n * n * self.embed) as f64;
+        3.0 * (mlp + score)
+    }
+}

@@ -1,0 +1,316 @@
+//! The one place matrix products happen: `C ← α·op(A)·op(B) + β·C` on column-major nalgebra
+//! matrices and views, with two backends that give the same results (tested):
+//!
+//! - [`Backend::Native`]: the pure-Rust `matrixmultiply` kernel behind nalgebra's dynamic
+//!   products, always available. Transposed operands are the same memory with swapped strides —
+//!   never `tr_mul`/`gemm_tr`, which are an order of magnitude slower here.
+//! - [`Backend::Blas`]: OpenBLAS through CBLAS (cargo feature `blas`, system `libopenblas-dev`);
+//!   transposition is a CBLAS flag.
+//!
+//! The backend is a process-wide setting ([`set_backend`]); the default is `Native` (see the
+//! README for the measurement behind that choice).
+
+use crate::real::Real;
+use nalgebra::{DMatrixView, DMatrixViewMut};
+use std::any::TypeId;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+/// Whether an operand is used as stored or transposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// As stored.
+    N,
+    /// Transposed.
+    T,
+}
+
+/// A matrix-product implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// nalgebra / matrixmultiply, pure Rust.
+    Native,
+    /// OpenBLAS via CBLAS (feature `blas`).
+    Blas,
+}
+
+impl Backend {
+    /// The backends compiled into this build.
+    pub fn available() -> &'static [Backend] {
+        if cfg!(feature = "blas") { &[Backend::Native, Backend::Blas] } else { &[Backend::Native] }
+    }
+
+    /// `"native"` or `"blas"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Native => "native",
+            Backend::Blas => "blas",
+        }
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Self> {
+        let b = match s {
+            "native" => Backend::Native,
+            "blas" => Backend::Blas,
+            _ => {
+                return Err(crate::Error::Unknown {
+                    kind: "gemm backend",
+                    name: s.into(),
+                    known: "native, blas".into(),
+                });
+            }
+        };
+        if Backend::available().contains(&b) {
+            Ok(b)
+        } else {
+            Err(crate::Error::param("gemm backend", s, "not compiled in: build with `--features blas`"))
+        }
+    }
+}
+
+static BACKEND: AtomicU8 = AtomicU8::new(0);
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// Products computed so far in this process (non-empty ones), for diagnostics: the native
+/// backend's `matrixmultiply` allocates one packing buffer per product, which the
+/// allocation test accounts for with this count.
+pub fn calls() -> u64 {
+    CALLS.load(Ordering::Relaxed)
+}
+
+/// Selects the backend for all subsequent products in this process. Returns an error when
+/// `Blas` was not compiled in.
+pub fn set_backend(b: Backend) -> crate::Result<()> {
+    if !Backend::available().contains(&b) {
+        return Err(crate::Error::param("gemm backend", b.name(), "not compiled in: build with `--features blas`"));
+    }
+    BACKEND.store(b as u8, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The backend in use.
+pub fn backend() -> Backend {
+    if BACKEND.load(Ordering::Relaxed) == Backend::Blas as u8 { Backend::Blas } else { Backend::Native }
+}
+
+/// Sets the number of OpenBLAS threads (no effect on the native backend, which is
+/// single-threaded).
+pub fn set_blas_threads(threads: usize) {
+    #[cfg(feature = "blas")]
+    blas::set_threads(threads);
+    #[cfg(not(feature = "blas"))]
+    let _ = threads;
+}
+
+/// A read-only column-major matrix over a slice: `rows × cols`, element `(i, j)` at
+/// `data[i + j·rows]`.
+pub fn view<T: Real>(data: &[T], rows: usize, cols: usize) -> DMatrixView<'_, T> {
+    DMatrixView::from_slice(&data[..rows * cols], rows, cols)
+}
+
+/// A mutable column-major matrix over a slice.
+pub fn view_mut<T: Real>(data: &mut [T], rows: usize, cols: usize) -> DMatrixViewMut<'_, T> {
+    DMatrixViewMut::from_slice(&mut data[..rows * cols], rows, cols)
+}
+
+fn shape(m: &DMatrixView<'_, impl Real>, op: Op) -> (usize, usize) {
+    match op {
+        Op::N => (m.nrows(), m.ncols()),
+        Op::T => (m.ncols(), m.nrows()),
+    }
+}
+
+/// `C ← α·op(A)·op(B) + β·C`. All three must be contiguous column-major (as made by [`view`],
+/// [`view_mut`] or from a `DMatrix`). With `β = 0`, `C`'s previous content is ignored (NaNs
+/// included).
+///
+/// # Panics
+/// When the shapes do not conform or an operand is not contiguous: both are programming errors
+/// inside the crate, never the result of user input.
+pub fn gemm<T: Real>(
+    alpha: T,
+    a: DMatrixView<'_, T>,
+    op_a: Op,
+    b: DMatrixView<'_, T>,
+    op_b: Op,
+    beta: T,
+    mut c: DMatrixViewMut<'_, T>,
+) {
+    let (m, k) = shape(&a, op_a);
+    let (k2, n) = shape(&b, op_b);
+    assert!(k == k2 && c.nrows() == m && c.ncols() == n, "gemm: {m}×{k} · {k2}×{n} into {:?}", c.shape());
+    for (what, strides, rows) in
+        [("A", a.strides(), a.nrows()), ("B", b.strides(), b.nrows()), ("C", c.strides(), c.nrows())]
+    {
+        assert!(strides.0 == 1 && (strides.1 == rows || rows == 0), "gemm: {what} must be contiguous column-major");
+    }
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        c.scale_mut(beta);
+        return;
+    }
+    CALLS.fetch_add(1, Ordering::Relaxed);
+    match backend() {
+        Backend::Native => native(alpha, a, op_a, b, op_b, beta, c),
+        Backend::Blas => {
+            #[cfg(feature = "blas")]
+            blas::gemm(alpha, a, op_a, b, op_b, beta, c);
+            #[cfg(not(feature = "blas"))]
+            unreachable!("the blas backend cannot be selected without the feature");
+        }
+    }
+}
+
+/// `(rows, cols, row stride, column stride)` of `op(m)` for a contiguous column-major `m`.
+fn layout<T: Real>(m: &DMatrixView<'_, T>, op: Op) -> (usize, usize, isize, isize) {
+    let (r, c) = m.shape();
+    match op {
+        Op::N => (r, c, 1, r as isize),
+        // The same memory read with swapped strides: (c × r), row stride r, column stride 1.
+        Op::T => (c, r, r as isize, 1),
+    }
+}
+
+/// The pure-Rust backend: `matrixmultiply`, the kernel nalgebra's own dynamic `gemm` uses,
+/// called directly with strides. (nalgebra's `gemm` itself falls back to a loop for dimensions
+/// ≤ 5 that reads out of bounds on transposed strided views in nalgebra 0.35.)
+fn native<T: Real>(
+    alpha: T,
+    a: DMatrixView<'_, T>,
+    op_a: Op,
+    b: DMatrixView<'_, T>,
+    op_b: Op,
+    beta: T,
+    mut c: DMatrixViewMut<'_, T>,
+) {
+    let (m, k, rsa, csa) = layout(&a, op_a);
+    let (_, n, rsb, csb) = layout(&b, op_b);
+    let (rsc, csc) = (1isize, c.nrows() as isize);
+    // SAFETY: `gemm` checked that the shapes conform and all three operands are contiguous
+    // column-major, so every index matrixmultiply forms from these strides is in bounds; with
+    // β = 0 it does not read C.
+    unsafe {
+        if TypeId::of::<T>() == TypeId::of::<f32>() {
+            matrixmultiply::sgemm(
+                m,
+                k,
+                n,
+                alpha.to_f64() as f32,
+                a.as_ptr() as *const f32,
+                rsa,
+                csa,
+                b.as_ptr() as *const f32,
+                rsb,
+                csb,
+                beta.to_f64() as f32,
+                c.as_mut_ptr() as *mut f32,
+                rsc,
+                csc,
+            );
+        } else if TypeId::of::<T>() == TypeId::of::<f64>() {
+            matrixmultiply::dgemm(
+                m,
+                k,
+                n,
+                alpha.to_f64(),
+                a.as_ptr() as *const f64,
+                rsa,
+                csa,
+                b.as_ptr() as *const f64,
+                rsb,
+                csb,
+                beta.to_f64(),
+                c.as_mut_ptr() as *mut f64,
+                rsc,
+                csc,
+            );
+        } else {
+            unreachable!("Real is implemented for f32 and f64 only");
+        }
+    }
+}
+
+#[cfg(feature = "blas")]
+mod blas {
+    use super::Op;
+    use crate::real::Real;
+    use cblas_sys::{CBLAS_LAYOUT, CBLAS_TRANSPOSE, cblas_dgemm, cblas_sgemm};
+    use nalgebra::{DMatrixView, DMatrixViewMut};
+    use std::any::TypeId;
+
+    unsafe extern "C" {
+        fn openblas_set_num_threads(n: std::os::raw::c_int);
+    }
+
+    pub fn set_threads(n: usize) {
+        // SAFETY: a plain setter in OpenBLAS, callable at any time.
+        unsafe { openblas_set_num_threads(n.max(1) as std::os::raw::c_int) }
+    }
+
+    fn flag(op: Op) -> CBLAS_TRANSPOSE {
+        match op {
+            Op::N => CBLAS_TRANSPOSE::CblasNoTrans,
+            Op::T => CBLAS_TRANSPOSE::CblasTrans,
+        }
+    }
+
+    pub fn gemm<T: Real>(
+        alpha: T,
+        a: DMatrixView<'_, T>,
+        op_a: Op,
+        b: DMatrixView<'_, T>,
+        op_b: Op,
+        beta: T,
+        mut c: DMatrixViewMut<'_, T>,
+    ) {
+        let (m, n) = c.shape();
+        let k = if op_a == Op::N { a.ncols() } else { a.nrows() };
+        let (lda, ldb, ldc) = (a.nrows().max(1) as i32, b.nrows().max(1) as i32, m.max(1) as i32);
+        let (ta, tb) = (flag(op_a), flag(op_b));
+        let layout = CBLAS_LAYOUT::CblasColMajor;
+        // SAFETY: shapes and contiguity were checked by the caller; the pointers are valid for
+        // the extents CBLAS reads and writes (ld = rows of each contiguous column-major operand).
+        unsafe {
+            if TypeId::of::<T>() == TypeId::of::<f32>() {
+                cblas_sgemm(
+                    layout,
+                    ta,
+                    tb,
+                    m as i32,
+                    n as i32,
+                    k as i32,
+                    alpha.to_f64() as f32,
+                    a.as_ptr() as *const f32,
+                    lda,
+                    b.as_ptr() as *const f32,
+                    ldb,
+                    beta.to_f64() as f32,
+                    c.as_mut_ptr() as *mut f32,
+                    ldc,
+                );
+            } else {
+                cblas_dgemm(
+                    layout,
+                    ta,
+                    tb,
+                    m as i32,
+                    n as i32,
+                    k as i32,
+                    alpha.to_f64(),
+                    a.as_ptr() as *const f64,
+                    lda,
+                    b.as_ptr() as *const f64,
+                    ldb,
+                    beta.to_f64(),
+                    c.as_mut_ptr() as *mut f64,
+                    ldc,
+                );
+            }
+        }
+    }
+}

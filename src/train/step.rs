@@ -1,0 +1,99 @@
+//! One training step — critic forward, bound, backward, Adam — with every buffer allocated up
+//! front, so the steady-state step does not touch the heap (tested with a counting allocator).
+
+use super::problem::{Cursor, Data};
+use super::results::StepRecord;
+use crate::bounds::Bound;
+use crate::critics::Critic;
+use crate::data::Rng;
+use crate::error::{Error, Result};
+use crate::optim::Adam;
+use crate::real::Real;
+use nalgebra::DMatrix;
+
+/// How often (in steps) the parameters are scanned for NaN/Inf; the loss and the gradient norm
+/// are checked every step.
+pub const PARAM_CHECK_EVERY: u64 = 50;
+
+/// The state and workspace of one training step.
+pub struct TrainStep<T: Real> {
+    /// The critic.
+    pub critic: Box<dyn Critic<T>>,
+    /// The bound whose objective is maximised.
+    pub bound: Box<dyn Bound<T>>,
+    /// The optimiser state.
+    pub adam: Adam<T>,
+    x64: DMatrix<f64>,
+    y64: DMatrix<f64>,
+    x: DMatrix<T>,
+    y: DMatrix<T>,
+    s: DMatrix<T>,
+    ds: DMatrix<T>,
+    grads: Vec<T>,
+}
+
+impl<T: Real> TrainStep<T> {
+    /// A step for batches of `batch` samples of dimensions `dims`.
+    pub fn new(
+        critic: Box<dyn Critic<T>>,
+        bound: Box<dyn Bound<T>>,
+        adam: Adam<T>,
+        batch: usize,
+        dims: (usize, usize),
+    ) -> Self {
+        let np = critic.n_params();
+        TrainStep {
+            critic,
+            bound,
+            adam,
+            x64: DMatrix::zeros(batch, dims.0),
+            y64: DMatrix::zeros(batch, dims.1),
+            x: DMatrix::zeros(batch, dims.0),
+            y: DMatrix::zeros(batch, dims.1),
+            s: DMatrix::zeros(batch, batch),
+            ds: DMatrix::zeros(batch, batch),
+            grads: vec![T::zero(); np],
+        }
+    }
+
+    /// The score matrix of the last step.
+    pub fn scores(&self) -> &DMatrix<T> {
+        &self.s
+    }
+
+    /// Runs step `step` on `params`: draws a batch, evaluates the bound on the critic's scores
+    /// and takes one Adam step on `−objective`. Returns the step's record; a non-finite bound,
+    /// gradient or parameter is an [`Error::Diverged`] naming the step.
+    pub fn run(
+        &mut self,
+        params: &mut [T],
+        data: &Data,
+        rng: &mut Rng,
+        cursor: &mut Cursor,
+        step: u64,
+    ) -> Result<StepRecord> {
+        data.fill(step, rng, cursor, &mut self.x64, &mut self.y64);
+        self.x.zip_apply(&self.x64, |a, b| *a = T::of(b));
+        self.y.zip_apply(&self.y64, |a, b| *a = T::of(b));
+        self.critic.scores(params, &self.x, &self.y, &mut self.s)?;
+        let v = self.bound.evaluate(&self.s, &mut self.ds)?;
+        if !v.value.is_finite() || !v.objective.is_finite() {
+            return Err(Error::Diverged {
+                step: step as usize,
+                what: format!("bound value {} (objective {})", v.value, v.objective),
+            });
+        }
+        // The bound returns ∂objective/∂S; the optimiser minimises the loss −objective.
+        self.ds.neg_mut();
+        self.critic.backward(params, &self.ds, &mut self.grads)?;
+        self.adam
+            .step(params, &self.grads)
+            .map_err(|_| Error::Diverged { step: step as usize, what: "gradient norm is not finite".into() })?;
+        if step % PARAM_CHECK_EVERY == 0
+            && let Some(k) = params.iter().position(|p| !p.finite())
+        {
+            return Err(Error::Diverged { step: step as usize, what: format!("parameter {k} is not finite") });
+        }
+        Ok(StepRecord { step, value: v.value, objective: v.objective, true_mi: data.true_mi(step) })
+    }
+}

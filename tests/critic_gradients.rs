@@ -1,0 +1,120 @@
+//! Every critic's hand-written backward pass against central finite differences (f64).
+//!
+//! The loss is `L = Σ_ij C_ij S_ij` for a fixed random `C`, so `∂L/∂S = C` and `∂L/∂θ` is what
+//! `backward(C)` must return. Tolerance: see `common::assert_grad_close`; ReLU kinks are avoided
+//! by checking that no pre-activation lies within the finite-difference step (the random inputs
+//! make that overwhelmingly likely, and a kink would show as an O(1) error, not a small one).
+
+mod common;
+
+use common::random_matrix;
+use mibound::critics::{Activation, Bilinear, Concat, Critic, Init, Separable, Similarity};
+use nalgebra::DMatrix;
+
+fn check(what: &str, critic: &mut dyn Critic<f64>, n: usize, m: usize) {
+    let params = critic.init_params(Init::Torch, 17);
+    let x = random_matrix(n, critic.dim_x(), 1.0, 1);
+    let y = random_matrix(m, critic.dim_y(), 1.0, 2);
+    let c = random_matrix(n, m, 1.0, 3);
+    let mut s = DMatrix::zeros(0, 0);
+    critic.scores(&params, &x, &y, &mut s).unwrap();
+    assert_eq!(s.shape(), (n, m));
+    let mut grads = vec![f64::NAN; params.len()]; // backward must overwrite every entry
+    critic.backward(&params, &c, &mut grads).unwrap();
+    let h = 1e-5;
+    let mut p = params.clone();
+    for k in 0..params.len() {
+        let mut loss = |p: &[f64]| {
+            critic.scores(p, &x, &y, &mut s).unwrap();
+            s.component_mul(&c).sum()
+        };
+        p[k] = params[k] + h;
+        let up = loss(&p);
+        p[k] = params[k] - h;
+        let down = loss(&p);
+        p[k] = params[k];
+        let num = (up - down) / (2.0 * h);
+        assert!(
+            (grads[k] - num).abs() <= 1e-6 * (1.0 + num.abs()),
+            "{what}: parameter {k}: analytic {} vs numeric {num}",
+            grads[k]
+        );
+    }
+}
+
+const ACTS: [Activation; 5] = [
+    Activation::Relu,
+    Activation::LeakyRelu { slope: 0.1 },
+    Activation::Tanh,
+    Activation::Softplus,
+    Activation::Elu { alpha: 1.0 },
+];
+
+#[test]
+fn separable_dot_for_every_activation() {
+    for act in ACTS {
+        let mut c = Separable::new(3, 4, &[6, 5], 3, act, Similarity::Dot).unwrap();
+        check(&format!("separable {act:?}"), &mut c, 5, 4);
+    }
+}
+
+#[test]
+fn separable_cosine_with_fixed_and_learned_temperature() {
+    for learn in [false, true] {
+        let mut c = Separable::new(3, 2, &[5], 4, Activation::Tanh, Similarity::Cosine { tau: 0.3, learn }).unwrap();
+        check(&format!("cosine learn={learn}"), &mut c, 4, 6);
+    }
+}
+
+#[test]
+fn bilinear_raw_and_with_encoders() {
+    let mut raw = Bilinear::new(3, 4, None, 0, Activation::Relu).unwrap();
+    check("bilinear xᵀWy", &mut raw, 5, 3);
+    let mut cpc = Bilinear::new(3, 2, Some(&[6]), 4, Activation::Softplus).unwrap();
+    check("bilinear f(x)ᵀWg(y)", &mut cpc, 4, 5);
+}
+
+#[test]
+fn concat_cached_and_recomputed_blocks() {
+    for act in [Activation::Tanh, Activation::Relu] {
+        let mut cached = Concat::new(2, 3, &[6, 5], act).unwrap();
+        check(&format!("concat cached {act:?}"), &mut cached, 4, 5);
+        let mut recompute = Concat::new(2, 3, &[6, 5], act).unwrap().with_cache_budget(0);
+        check(&format!("concat recomputed {act:?}"), &mut recompute, 4, 5);
+        let mut one_layer = Concat::new(2, 3, &[7], act).unwrap();
+        check(&format!("concat one hidden layer {act:?}"), &mut one_layer, 3, 3);
+    }
+}
+
+#[test]
+fn concat_many_blocks_match_a_single_block() {
+    // N = 64 splits the 4096 pairs into two blocks of 2048; the scores must equal an
+    // independent per-pair evaluation of the same MLP.
+    let mut c = Concat::<f64>::new(2, 2, &[4], Activation::Tanh).unwrap();
+    let p = c.init_params(Init::Torch, 5);
+    let (x, y) = (random_matrix(64, 2, 1.0, 8), random_matrix(64, 2, 1.0, 9));
+    let mut s = DMatrix::zeros(0, 0);
+    c.scores(&p, &x, &y, &mut s).unwrap();
+    // Layout: W1 (4 × 4, column-major over [x; y]), b1 (4), w2 (1 × 4), b2 (1).
+    for (i, j) in [(0, 0), (5, 63), (63, 1), (31, 40)] {
+        let inp = [x[(i, 0)], x[(i, 1)], y[(j, 0)], y[(j, 1)]];
+        let mut out = p[24];
+        for k in 0..4 {
+            let z: f64 = (0..4).map(|c| p[c * 4 + k] * inp[c]).sum::<f64>() + p[16 + k];
+            out += p[20 + k] * z.tanh();
+        }
+        assert!((s[(i, j)] - out).abs() < 1e-12, "pair ({i}, {j}): {} vs {out}", s[(i, j)]);
+    }
+}
+
+#[test]
+fn wrong_shapes_are_errors() {
+    let mut c = Separable::<f64>::new(3, 3, &[4], 2, Activation::Relu, Similarity::Dot).unwrap();
+    let p = c.init_params(Init::Torch, 0);
+    let mut s = DMatrix::zeros(0, 0);
+    assert!(c.scores(&p, &DMatrix::zeros(4, 2), &DMatrix::zeros(4, 3), &mut s).is_err());
+    assert!(c.scores(&p[1..], &DMatrix::zeros(4, 3), &DMatrix::zeros(4, 3), &mut s).is_err());
+    c.scores(&p, &DMatrix::zeros(4, 3), &DMatrix::zeros(4, 3), &mut s).unwrap();
+    let mut g = vec![0.0; p.len()];
+    assert!(c.backward(&p, &DMatrix::zeros(3, 3), &mut g).is_err());
+}

@@ -1,0 +1,76 @@
+//! Statistical tests of trained critics (release mode, fixed seeds). Tolerances are the
+//! acceptance thresholds of the training issue, each justified against the theory below.
+
+use mibound::bounds::BoundSpec;
+use mibound::critics::CriticSpec;
+use mibound::data::Task;
+use mibound::train::{Data, Schedule, TrainConfig, TrainResult, train};
+
+fn run(bound: BoundSpec, steps: u64) -> TrainResult<f32> {
+    let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
+    train::<f32>(&data, &TrainConfig::new(CriticSpec::poole_separable(), bound, 128, steps)).unwrap()
+}
+
+/// d = 5, I = 2 nats, N = 128, separable critic: the mean over the last 20 % of steps lies
+/// within 0.15 nats of I. For InfoNCE the optimal critic itself reaches only
+/// `I − E log((1/N)Σ_j r_ij)` (≈ 1.89 at N = 128, see tests/theory_optimal_critic.rs), so 0.15
+/// leaves ≈ 0.04 for optimisation; NWJ and JS are unbiased at their optima. The mean of 1000
+/// steps has a standard error of ≈ 0.005 (InfoNCE, NWJ) to ≈ 0.02 (JS, per-step std ≈ 0.6),
+/// far below the tolerance.
+fn check(bound: BoundSpec, steps: u64) {
+    let r = run(bound, steps);
+    let tail = r.tail(0.2).unwrap();
+    println!("{bound:?}: {:.4} ± {:.4} over the last 20 % of {steps} steps", tail.mean, tail.std);
+    assert!((tail.mean - 2.0).abs() <= 0.15, "{bound:?}: mean {} not within 0.15 of I = 2", tail.mean);
+}
+
+#[test]
+fn infonce_reaches_the_true_mi_within_5000_steps() {
+    check(BoundSpec::InfoNce, 5000);
+}
+
+#[test]
+fn nwj_reaches_the_true_mi_within_5000_steps() {
+    check(BoundSpec::Nwj, 5000);
+}
+
+/// The JS-trained critic learns the log density ratio more slowly than NWJ's: the logistic
+/// loss's gradient vanishes on confidently classified pairs. Measured with this configuration
+/// (seed 0): 1.835 after 5000 steps, 1.871 after 10 000. The tolerance stays 0.15; the budget
+/// is 10 000 steps (see the closing note of the training issue).
+#[test]
+fn js_reaches_the_true_mi_within_10000_steps() {
+    check(BoundSpec::Js, 10_000);
+}
+
+fn staircase(steps_per_level: u64) {
+    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(steps_per_level)).unwrap();
+    let cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 5 * steps_per_level);
+    let r = train::<f32>(&data, &cfg).unwrap();
+    let log_n = 64f64.ln();
+    let levels = r.levels(steps_per_level, 0.2);
+    for w in &levels {
+        println!("true {:>5.2}: InfoNCE {:.3} ± {:.3}", w.true_mi.unwrap(), w.mean, w.std);
+    }
+    // InfoNCE ≤ log N holds for every batch, whatever the critic (tests/bound_properties.rs).
+    assert!(r.trace.iter().all(|s| s.value <= log_n + 1e-9), "a step exceeded log N");
+    let last = levels.last().unwrap();
+    assert!(last.mean >= log_n - 0.4 && last.mean <= log_n, "final level {} not in [log N − 0.4, log N]", last.mean);
+    assert!((levels[0].mean - 2.0).abs() <= 0.35, "2-nat level: {}", levels[0].mean);
+}
+
+/// The Poole et al. staircase (d = 20, N = 64, levels 2…10 nats), shortened to 1500 steps per
+/// level for CI. At 10 nats ≫ log 64 = 4.16 the optimal critic's InfoNCE is within 0.04 of
+/// log N (the saturation floor of tests/theory_optimal_critic.rs), so log N − 0.4 leaves room
+/// for an imperfect critic; at 2 nats the optimal value at N = 64 is 1.81.
+#[test]
+fn poole_staircase_infonce_saturates_under_log_n() {
+    staircase(1500);
+}
+
+/// The full-length staircase (4000 steps per level, 20 000 steps): `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn poole_staircase_full_length() {
+    staircase(4000);
+}
