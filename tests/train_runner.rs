@@ -121,4 +121,11 @@ fn trace_file_matches_the_returned_trace() {
     assert_eq!(fields[0] as u64, r.trace[4].step);
     assert_eq!(fields[1], r.trace[4].value);
     std::fs::remove_file(&path).ok();
+    let jpath = path.with_extension("jsonl");
+    cfg.trace = Some(jpath.clone());
+    let r = train::<f64>(&data(), &cfg).unwrap();
+    let recs: Vec<mibound::train::StepRecord> =
+        std::fs::read_to_string(&jpath).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(recs == r.trace, "JSON-lines trace equals the returned trace");
+    std::fs::remove_file(&jpath).ok();
 }

@@ -64,7 +64,7 @@ pub struct TrainConfig {
     pub init: Init,
     /// Show a progress bar on stderr.
     pub progress: bool,
-    /// Stream the per-step trace to this CSV file.
+    /// Stream the per-step trace to this file (CSV, or JSON lines for `.jsonl`).
     pub trace: Option<PathBuf>,
     /// Checkpointing, for resumable runs.
     pub checkpoint: Option<CheckpointConfig>,

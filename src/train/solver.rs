@@ -266,20 +266,24 @@ impl<I: State> Observe<I> for ProgressObserver {
     }
 }
 
-/// Streams each step's record to a CSV file as the run goes (`step,value,objective,true_mi`).
+/// Streams each step's record to a file as the run goes: CSV (`step,value,objective,true_mi`)
+/// or, for a path ending in `.jsonl`, one JSON [`StepRecord`] per line.
 pub struct TraceObserver {
     out: std::io::BufWriter<std::fs::File>,
-    step: u64,
+    jsonl: bool,
 }
 
 impl TraceObserver {
-    /// Creates (truncates) the file and writes the header.
+    /// Creates (truncates) the file and writes the CSV header.
     pub fn create(path: &std::path::Path) -> Result<Self> {
         use std::io::Write;
         let io = |source| Error::Io { path: path.to_path_buf(), source };
         let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-        writeln!(out, "step,value,objective,true_mi").map_err(io)?;
-        Ok(TraceObserver { out, step: 0 })
+        let jsonl = path.extension().is_some_and(|e| e == "jsonl");
+        if !jsonl {
+            writeln!(out, "step,value,objective,true_mi").map_err(io)?;
+        }
+        Ok(TraceObserver { out, jsonl })
     }
 }
 
@@ -287,16 +291,20 @@ impl<I: State> Observe<I> for TraceObserver {
     fn observe_iter(&mut self, state: &I, kv: &KV) -> Result<(), argmin::core::Error> {
         use std::io::Write;
         let f = |k: &str| kv.get(k).and_then(|v| v.get_float());
-        let mi = f("true_mi").map_or(String::new(), |m| m.to_string());
-        self.step = state.get_iter();
-        writeln!(
-            self.out,
-            "{},{},{},{}",
-            self.step,
-            f("value").unwrap_or(f64::NAN),
-            f("objective").unwrap_or(f64::NAN),
-            mi
-        )?;
+        // The state's counter is incremented after observers run: this is the step just taken.
+        let rec = StepRecord {
+            step: state.get_iter(),
+            value: f("value").unwrap_or(f64::NAN),
+            objective: f("objective").unwrap_or(f64::NAN),
+            true_mi: f("true_mi"),
+        };
+        if self.jsonl {
+            serde_json::to_writer(&mut self.out, &rec)?;
+            writeln!(self.out)?;
+        } else {
+            let mi = rec.true_mi.map_or(String::new(), |m| m.to_string());
+            writeln!(self.out, "{},{},{},{}", rec.step, rec.value, rec.objective, mi)?;
+        }
         Ok(())
     }
     fn observe_final(&mut self, _state: &I) -> Result<(), argmin::core::Error> {
