@@ -3,7 +3,10 @@
 mod common;
 
 use common::{assert_grad_close, numeric_grad, random_matrix};
-use mibound::bounds::{Bound, Dv, InfoNce, Interpolated, Js, LogBaseline, Mine, Nce, Nwj, Smile, Tuba};
+use mibound::bounds::{
+    BarberAgakov, Bound, Club, ClubSample, Dv, InfoNce, Interpolated, Js, LeaveOneOut, LogBaseline, Mine, Nce, Nwj,
+    Smile, Tuba,
+};
 use nalgebra::DMatrix;
 
 const H: f64 = 1e-5;
@@ -130,4 +133,12 @@ fn nce_binary_loss_gradient() {
         let num = (f(0.7, &up) - f(0.7, &down)) / (2.0 * H);
         assert!((g[k] - num).abs() < 1e-7, "noise {k}: {} vs {num}", g[k]);
     }
+}
+
+#[test]
+fn upper_bounds_and_ba_train_by_maximum_likelihood() {
+    check("club", |_| Box::new(Club), 1.0);
+    check("club-sample", |_| Box::new(ClubSample::new(3)), 1.0);
+    check("loo", |_| Box::new(LeaveOneOut), 1.0);
+    check("ba", |_| Box::new(BarberAgakov::new(2.5).unwrap()), 1.0);
 }

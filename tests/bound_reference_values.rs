@@ -14,9 +14,15 @@
 //! interpolated_alpha_0.3 = 1.090852892729340
 //! interpolated_alpha_1 = 0.664218268540139
 //! nce = -2.594721152469599
+//! club = 1.106250000000000
+//! loo = 1.370314359027445
+//! ba_h3 = 4.400000000000000
 //! ```
 
-use mibound::bounds::{Bound, BoundValue, Dv, InfoNce, Interpolated, Js, LogBaseline, Nce, Nwj, Smile, Tuba};
+use mibound::bounds::{
+    BarberAgakov, Bound, BoundValue, Club, Dv, InfoNce, Interpolated, Js, LeaveOneOut, LogBaseline, Nce, Nwj, Smile,
+    Tuba,
+};
 use nalgebra::DMatrix;
 
 fn s() -> DMatrix<f64> {
@@ -52,6 +58,9 @@ fn values_match_the_independent_reference() {
     close("I_0.3", eval(&mut Interpolated::new(0.3, a.clone()).unwrap()).value, 1.09085289272934);
     close("I_1", eval(&mut Interpolated::new(1.0, a).unwrap()).value, 0.664218268540139);
     close("nce", eval(&mut Nce::new(vec![-1.0, -0.5, -2.0, -1.5])).value, -2.594721152469599);
+    close("club", eval(&mut Club).value, 1.10625);
+    close("loo", eval(&mut LeaveOneOut).value, 1.370314359027445);
+    close("ba", eval(&mut BarberAgakov::new(3.0).unwrap()).value, 4.4);
 }
 
 #[test]

@@ -118,3 +118,37 @@ fn wrong_shapes_are_errors() {
     let mut g = vec![0.0; p.len()];
     assert!(c.backward(&p, &DMatrix::zeros(3, 3), &mut g).is_err());
 }
+
+#[test]
+fn gaussian_conditional_learned_and_fixed_variance() {
+    use mibound::critics::{GaussianConditional, Variance};
+    let mut learned =
+        GaussianConditional::new(3, 2, &[6], Activation::Tanh, Variance::Learned { lo: -3.0, hi: 2.0 }).unwrap();
+    check("gaussian learned variance", &mut learned, 5, 4);
+    let mut fixed =
+        GaussianConditional::new(2, 3, &[5, 4], Activation::Softplus, Variance::Fixed { log_var: 0.3 }).unwrap();
+    check("gaussian fixed variance", &mut fixed, 4, 5);
+}
+
+#[test]
+fn gaussian_conditional_scores_are_normalised_log_densities() {
+    use mibound::critics::{GaussianConditional, Variance};
+    // Identity-like check: for one pair, compare with the Gaussian log-density written out.
+    let mut q =
+        GaussianConditional::<f64>::new(2, 2, &[3], Activation::Tanh, Variance::Learned { lo: -4.0, hi: 4.0 }).unwrap();
+    let p = q.init_params(Init::Torch, 3);
+    let (x, y) = (random_matrix(3, 2, 1.0, 4), random_matrix(4, 2, 1.0, 5));
+    let mut s = DMatrix::zeros(0, 0);
+    q.scores(&p, &x, &y, &mut s).unwrap();
+    let (mu, lv) = (q.mean().to_vec(), q.log_var().to_vec());
+    for (i, j) in [(0, 0), (2, 3), (1, 2)] {
+        let want: f64 = (0..2)
+            .map(|k| {
+                let (m, v) = (mu[i * 2 + k], lv[i * 2 + k].exp());
+                -0.5 * (2.0 * std::f64::consts::PI * v).ln() - (y[(j, k)] - m).powi(2) / (2.0 * v)
+            })
+            .sum();
+        assert!((s[(i, j)] - want).abs() < 1e-12, "({i}, {j}): {} vs {want}", s[(i, j)]);
+        assert!(lv[i * 2] > -4.0 && lv[i * 2] < 4.0);
+    }
+}

@@ -35,6 +35,7 @@ mod nce;
 mod smile;
 pub mod stable;
 mod tuba;
+mod upper;
 
 pub use dv::{Dv, Mine};
 pub use infonce::InfoNce;
@@ -43,6 +44,7 @@ pub use js::Js;
 pub use nce::{Nce, nce_binary_loss};
 pub use smile::Smile;
 pub use tuba::{Nwj, Tuba};
+pub use upper::{BarberAgakov, Club, ClubSample, LeaveOneOut};
 
 use crate::error::{Error, Result};
 use crate::real::Real;
@@ -198,6 +200,20 @@ pub enum BoundSpec {
         /// Clip τ.
         tau: f64,
     },
+    /// [`Club`] (upper bound; scores are `log q(y|x)`).
+    Club,
+    /// [`ClubSample`] with permutations from `seed`.
+    ClubSample {
+        /// Seed of the permutations.
+        seed: u64,
+    },
+    /// [`LeaveOneOut`] upper bound (scores are `log q(y|x)`).
+    Loo,
+    /// [`BarberAgakov`]; `entropy_y = None` takes `H(Y)` from the task when it has one.
+    Ba {
+        /// `H(Y)` in nats.
+        entropy_y: Option<f64>,
+    },
     /// [`Interpolated`] with a constant log-baseline.
     Interpolated {
         /// Mixing weight α ∈ [0, 1].
@@ -209,7 +225,7 @@ pub enum BoundSpec {
 
 impl BoundSpec {
     /// The names accepted by [`BoundSpec::parse`].
-    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha]";
+    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], club, club-sample, loo, ba[:H(Y)]";
 
     /// Parses `name[:parameter]`.
     pub fn parse(s: &str) -> Result<Self> {
@@ -232,6 +248,10 @@ impl BoundSpec {
             "mine" => BoundSpec::Mine { ema_rate: num(Some(0.01), "mine EMA rate")? },
             "js" => BoundSpec::Js,
             "smile" => BoundSpec::Smile { tau: num(Some(5.0), "smile tau")? },
+            "club" => BoundSpec::Club,
+            "club-sample" => BoundSpec::ClubSample { seed: num(Some(0.0), "club-sample seed")? as u64 },
+            "loo" | "l1out" => BoundSpec::Loo,
+            "ba" => BoundSpec::Ba { entropy_y: arg.map(|_| num(None, "BA entropy H(Y)")).transpose()? },
             "interpolated" | "alpha" => {
                 BoundSpec::Interpolated { alpha: num(Some(0.01), "interpolated alpha")?, log_baseline: 0.0 }
             }
@@ -263,6 +283,12 @@ impl BoundSpec {
         }
     }
 
+    /// Whether the bound's scores must be the log-density `log q(y_j | x_i)` of a conditional
+    /// model (CLUB, CLUB-sample, L1Out, BA) rather than an unnormalised critic.
+    pub fn needs_log_density(&self) -> bool {
+        matches!(self, BoundSpec::Club | BoundSpec::ClubSample { .. } | BoundSpec::Loo | BoundSpec::Ba { .. })
+    }
+
     /// Builds the bound for scalar type `T`.
     pub fn build<T: Real>(&self) -> Result<Box<dyn Bound<T>>> {
         self.validate()?;
@@ -276,6 +302,17 @@ impl BoundSpec {
             BoundSpec::Smile { tau } => Box::new(Smile::new(tau)?),
             BoundSpec::Interpolated { alpha, log_baseline } => {
                 Box::new(Interpolated::new(alpha, LogBaseline::Constant(T::of(log_baseline)))?)
+            }
+            BoundSpec::Club => Box::new(Club),
+            BoundSpec::ClubSample { seed } => Box::new(ClubSample::new(seed)),
+            BoundSpec::Loo => Box::new(LeaveOneOut),
+            BoundSpec::Ba { entropy_y: Some(h) } => Box::new(BarberAgakov::new(h)?),
+            BoundSpec::Ba { entropy_y: None } => {
+                return Err(Error::param(
+                    "BA entropy H(Y)",
+                    "(unknown)",
+                    "give it as ba:<nats>, or use a task with an analytic H(Y)",
+                ));
             }
         })
     }

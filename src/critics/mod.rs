@@ -14,14 +14,17 @@
 //! | [`Separable`] | `f(x)ᵀ g(y)`, or cosine `f̂(x)ᵀ ĝ(y) / τ` | Poole et al. 2019; SimCLR/MoCo (cosine) |
 //! | [`Bilinear`] | `xᵀ W y` or `f(x)ᵀ W g(y)` | CPC (van den Oord et al. 2018) |
 //! | [`Concat`] | `h([x; y])` on all `N·M` pairs | MINE (Belghazi et al. 2018) |
+//! | [`GaussianConditional`] | `log q(y|x)`, `q = N(μ(x), diag σ²(x))` | CLUB (Cheng et al. 2020), Barber & Agakov 2003 |
 
 mod bilinear;
 mod concat;
+mod gaussian;
 pub mod mlp;
 mod separable;
 
 pub use bilinear::Bilinear;
 pub use concat::Concat;
+pub use gaussian::{GaussianConditional, Variance};
 pub use mlp::{Activation, Init, Mlp, MlpSpec};
 pub use separable::{Separable, Similarity};
 
@@ -62,6 +65,13 @@ pub trait Critic<T: Real>: Send {
     /// Multiply-adds of one forward plus backward pass at batch size `n` (`n × n` scores), for
     /// throughput reporting.
     fn macs_per_step(&self, n: usize) -> f64;
+
+    /// For a critic that models `q(y|x)` in closed form: the variational upper bound
+    /// `E_x KL(q(y|x) ‖ r(y))` of the last batch with the best diagonal-Gaussian `r`. `None` for
+    /// critics without a normalised conditional.
+    fn variational_upper_bound(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Checks the inputs of [`Critic::scores`] and shapes `s`.
@@ -152,6 +162,15 @@ pub enum CriticSpec {
         /// Hidden activation.
         activation: Activation,
     },
+    /// [`GaussianConditional`]: scores are `log q(y_j | x_i)`, for the upper bounds and BA.
+    Gaussian {
+        /// Hidden widths of the MLP `x → (μ, log σ²)`.
+        hidden: Vec<usize>,
+        /// Hidden activation.
+        activation: Activation,
+        /// Learned (bounded) or fixed log-variance.
+        variance: Variance,
+    },
     /// [`Concat`].
     Concat {
         /// Hidden widths (the first is the split layer `Wx·x + Wy·y`).
@@ -177,8 +196,14 @@ impl CriticSpec {
         CriticSpec::Concat { hidden: vec![256, 256], activation: Activation::Relu }
     }
 
-    /// Parses `separable`, `bilinear`, `cpc` (bilinear with encoders), `concat`, `cosine` with
-    /// the Poole et al. sizes.
+    /// The conditional Gaussian `q(y|x)` for CLUB and BA: an MLP `d → 256 → 256 → 2d`, ReLU,
+    /// log-variance learned in `[−10, 10]`.
+    pub fn gaussian() -> Self {
+        CriticSpec::Gaussian { hidden: vec![256, 256], activation: Activation::Relu, variance: Variance::default() }
+    }
+
+    /// Parses `separable`, `bilinear`, `cpc` (bilinear with encoders), `concat`, `cosine`,
+    /// `gaussian` and `gaussian-mean` (fixed unit variance, CLUB-mean) with the Poole et al. sizes.
     pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "separable" => Self::poole_separable(),
@@ -189,13 +214,19 @@ impl CriticSpec {
                 similarity: Similarity::Cosine { tau: 0.1, learn: true },
             },
             "concat" => Self::poole_concat(),
+            "gaussian" => Self::gaussian(),
+            "gaussian-mean" => CriticSpec::Gaussian {
+                hidden: vec![256, 256],
+                activation: Activation::Relu,
+                variance: Variance::Fixed { log_var: 0.0 },
+            },
             "bilinear" => CriticSpec::Bilinear { hidden: None, embed: 0, activation: Activation::Relu },
             "cpc" => CriticSpec::Bilinear { hidden: Some(vec![256, 256]), embed: 32, activation: Activation::Relu },
             _ => {
                 return Err(Error::Unknown {
                     kind: "critic",
                     name: s.into(),
-                    known: "separable, cosine, bilinear, cpc, concat".into(),
+                    known: "separable, cosine, bilinear, cpc, concat, gaussian, gaussian-mean".into(),
                 });
             }
         })
@@ -214,6 +245,9 @@ impl CriticSpec {
                 Box::new(Bilinear::new(dim_x, dim_y, hidden.as_deref(), *embed, *activation)?)
             }
             CriticSpec::Concat { hidden, activation } => Box::new(Concat::new(dim_x, dim_y, hidden, *activation)?),
+            CriticSpec::Gaussian { hidden, activation, variance } => {
+                Box::new(GaussianConditional::new(dim_x, dim_y, hidden, *activation, *variance)?)
+            }
         })
     }
 }

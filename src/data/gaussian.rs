@@ -94,6 +94,11 @@ impl Sampler for CorrelatedGaussian {
         }))
     }
 
+    fn entropy_y(&self) -> Option<f64> {
+        // y ~ N(0, I_d): H = d/2 · log(2πe).
+        Some(0.5 * self.dim as f64 * (LN_2PI + 1.0))
+    }
+
     fn log_marginal_y(&self, y: &DMatrix<f64>) -> Option<Vec<f64>> {
         let d = self.dim as f64;
         Some(y.row_iter().map(|row| -0.5 * (row.norm_squared() + d * LN_2PI)).collect())
@@ -210,6 +215,11 @@ impl Sampler for SplitGaussian {
         Some(DMatrix::from_fn(x.nrows(), y.nrows(), |i, j| {
             -0.5 * (yy[j] - 2.0 * cross[(i, j)] + mm[i]) + 0.5 * yq[j] + self.log_norm
         }))
+    }
+
+    fn entropy_y(&self) -> Option<f64> {
+        // H = ½ log((2πe)^d |Σ_yy|).
+        Some(0.5 * (self.dim_y() as f64 * (LN_2PI + 1.0) + self.ln_det_syy))
     }
 
     fn log_marginal_y(&self, y: &DMatrix<f64>) -> Option<Vec<f64>> {

@@ -52,6 +52,11 @@ pub trait Sampler: Send + Sync {
         None
     }
 
+    /// The differential entropy `H(Y)` in nats, when known (for Barber–Agakov).
+    fn entropy_y(&self) -> Option<f64> {
+        None
+    }
+
     /// The marginal log-density `log p(y_j)` of each row of `y`, when known (a baseline for
     /// TUBA and I_α).
     fn log_marginal_y(&self, _y: &DMatrix<f64>) -> Option<Vec<f64>> {

@@ -80,6 +80,11 @@ impl<S: Sampler> Sampler for Transformed<S> {
         self.base.true_mi()
     }
 
+    fn entropy_y(&self) -> Option<f64> {
+        // A map of y changes H(Y) by E log|φ'(y)|; a map of x alone leaves it.
+        if self.y_map.is_none() { self.base.entropy_y() } else { None }
+    }
+
     fn sample_into(&self, rng: &mut Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
         self.base.sample_into(rng, x, y);
         if let Some(t) = self.x_map {

@@ -17,14 +17,16 @@
 
 mod problem;
 mod results;
+mod sandwich;
 mod solver;
 mod step;
 
 pub use problem::{Cursor, Data, Dataset, Schedule, shuffle};
-pub use results::{RunMeta, StepRecord, TrainResult, Window, ema, mean_std};
+pub use results::{MonitorTrace, RunMeta, StepRecord, TrainResult, Window, ema, mean_std};
+pub use sandwich::{SandwichResult, sandwich};
 pub use solver::{EarlyStop, FileCheckpoint, ProgressObserver, TraceObserver, TrainState, Trainer};
 
-pub use step::{PARAM_CHECK_EVERY, TrainStep};
+pub use step::{Monitor, PARAM_CHECK_EVERY, TrainStep};
 
 use crate::bounds::BoundSpec;
 use crate::critics::{CriticSpec, Init};
@@ -70,6 +72,9 @@ pub struct TrainConfig {
     pub checkpoint: Option<CheckpointConfig>,
     /// Early stopping on the EMA of the bound.
     pub early_stop: Option<EarlyStop>,
+    /// Quantities evaluated on every step's scores without being trained.
+    #[serde(default)]
+    pub monitors: Vec<Monitor>,
 }
 
 impl TrainConfig {
@@ -88,6 +93,7 @@ impl TrainConfig {
             trace: None,
             checkpoint: None,
             early_stop: None,
+            monitors: Vec::new(),
         }
     }
 
@@ -108,12 +114,25 @@ fn data_seed(seed: u64) -> u64 {
     seed ^ 0x9E37_79B9_7F4A_7C15
 }
 
+/// Checks that the critic can feed the bound.
+fn check_pairing(cfg: &TrainConfig) -> Result<()> {
+    if cfg.bound.needs_log_density() && !matches!(cfg.critic, CriticSpec::Gaussian { .. }) {
+        return Err(Error::param(
+            "critic",
+            format!("{:?}", cfg.critic).split_whitespace().next().unwrap_or("?"),
+            "this bound needs the log-density log q(y|x) of a conditional model: use the gaussian critic",
+        ));
+    }
+    Ok(())
+}
+
 /// An untrained trainer (critic, bound, Adam, data generator) for inputs of dimensions `dims`.
 fn build_trainer<T: Real>(dims: (usize, usize), cfg: &TrainConfig) -> Result<Trainer<T>> {
+    check_pairing(cfg)?;
     let critic = cfg.critic.build::<T>(dims.0, dims.1)?;
     let adam = Adam::new(cfg.adam.clone(), critic.n_params())?;
     let bound = cfg.bound.build::<T>()?;
-    let step = TrainStep::new(critic, bound, adam, cfg.batch, dims);
+    let step = TrainStep::new(critic, bound, adam, cfg.batch, dims).with_monitors(&cfg.monitors)?;
     let emit = cfg.progress || cfg.trace.is_some();
     Ok(Trainer::new(step, crate::data::rng(data_seed(cfg.seed)), cfg.early_stop, emit, cfg.steps as usize))
 }
@@ -134,6 +153,14 @@ pub fn trainer<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<(Trainer<T>, V
 pub fn train<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> {
     if cfg.steps == 0 {
         return Err(Error::param("steps", 0, "must be at least 1"));
+    }
+    if let BoundSpec::Ba { entropy_y: None } = cfg.bound {
+        // BA's H(Y) from the task when it is analytic (a staircase changes only ρ, not H(Y)).
+        let h = data.entropy_y(0).ok_or_else(|| {
+            Error::param("BA entropy H(Y)", "(unknown)", "this data has no analytic H(Y): give ba:<nats>")
+        })?;
+        let cfg = TrainConfig { bound: BoundSpec::Ba { entropy_y: Some(h) }, ..cfg.clone() };
+        return train(data, &cfg);
     }
     let (solver, params) = trainer::<T>(data, cfg)?;
     let bound_label = solver.step.bound.label();
@@ -161,6 +188,19 @@ pub fn train<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> 
     };
     let params = res.state.param.unwrap_or_default();
     let trace = res.solver.records;
+    let k = cfg.monitors.len();
+    let monitors = cfg
+        .monitors
+        .iter()
+        .enumerate()
+        .map(|(m, mon)| {
+            let label = match mon {
+                Monitor::Bound { spec } => spec.build::<T>().map(|b| b.label()).unwrap_or_default(),
+                Monitor::Vub => "VUB".to_string(),
+            };
+            MonitorTrace { label, values: res.solver.monitor_trace.iter().skip(m).step_by(k).copied().collect() }
+        })
+        .collect();
     let meta = RunMeta {
         critic: cfg.critic.clone(),
         bound: cfg.bound,
@@ -172,7 +212,7 @@ pub fn train<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> 
         scalar: T::type_name().into(),
         backend: crate::gemm::backend().name().into(),
     };
-    Ok(TrainResult { params, trace, meta, wall_seconds, termination })
+    Ok(TrainResult { params, trace, monitors, meta, wall_seconds, termination })
 }
 
 /// Recovers the crate's error from argmin's (`anyhow`) error.

@@ -162,6 +162,14 @@ impl Data {
         }
     }
 
+    /// `H(Y)` at `step`, when the data's distribution has an analytic one.
+    pub fn entropy_y(&self, step: u64) -> Option<f64> {
+        match self {
+            Data::Stream { samplers, schedule } => samplers[schedule.level_at(step)].entropy_y(),
+            Data::Dataset(_) => None,
+        }
+    }
+
     /// Checks that batches of `batch` rows can be drawn.
     pub fn check_batch(&self, batch: usize) -> Result<()> {
         if batch < 2 {

@@ -86,6 +86,15 @@ pub fn ema(values: &[f64], span: f64) -> Vec<f64> {
     out
 }
 
+/// The per-step values of one monitor (a bound evaluated but not trained).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MonitorTrace {
+    /// Label (`"L1Out"`, `"VUB"`).
+    pub label: String,
+    /// One value per step.
+    pub values: Vec<f64>,
+}
+
 /// A finished run: final parameters, the full trace and metadata.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrainResult<T> {
@@ -93,6 +102,8 @@ pub struct TrainResult<T> {
     pub params: Vec<T>,
     /// One record per step taken.
     pub trace: Vec<StepRecord>,
+    /// Monitors evaluated every step, if any.
+    pub monitors: Vec<MonitorTrace>,
     /// The configuration.
     pub meta: RunMeta,
     /// Wall-clock seconds spent in the step loop.
@@ -109,9 +120,20 @@ impl<T> TrainResult<T> {
 
     /// Mean and std of the value over steps `from..to`.
     pub fn window(&self, from: u64, to: u64) -> Option<Window> {
-        let w: Vec<&StepRecord> = self.trace.iter().filter(|r| r.step >= from && r.step < to).collect();
-        let last = w.last()?;
-        let (mean, std) = mean_std(w.iter().map(|r| r.value));
+        self.window_of(from, to, |k| self.trace[k].value)
+    }
+
+    /// The same window of monitor `m`.
+    pub fn monitor_window(&self, m: usize, from: u64, to: u64) -> Option<Window> {
+        let values = &self.monitors.get(m)?.values;
+        self.window_of(from, to, |k| values[k])
+    }
+
+    fn window_of(&self, from: u64, to: u64, value: impl Fn(usize) -> f64) -> Option<Window> {
+        let idx: Vec<usize> =
+            (0..self.trace.len()).filter(|&k| self.trace[k].step >= from && self.trace[k].step < to).collect();
+        let last = self.trace[*idx.last()?];
+        let (mean, std) = mean_std(idx.iter().map(|&k| value(k)));
         Some(Window { from, to, mean, std, true_mi: last.true_mi })
     }
 

@@ -45,6 +45,8 @@ pub struct Trainer<T: Real> {
     pub(crate) rng: Rng,
     pub(crate) cursor: Cursor,
     pub(crate) records: Vec<StepRecord>,
+    /// Monitor values, `steps × monitors`, row after row.
+    pub(crate) monitor_trace: Vec<f64>,
     early_stop: Option<EarlyStop>,
     early: EarlyState,
     emit_kv: bool,
@@ -54,11 +56,13 @@ impl<T: Real> Trainer<T> {
     /// A trainer drawing data with `rng`; `emit_kv` makes each iteration report its values to
     /// argmin's observers.
     pub fn new(step: TrainStep<T>, rng: Rng, early_stop: Option<EarlyStop>, emit_kv: bool, capacity: usize) -> Self {
+        let monitor_trace = Vec::with_capacity(capacity * step.monitors.len());
         Trainer {
             step,
             rng,
             cursor: Cursor::default(),
             records: Vec::with_capacity(capacity),
+            monitor_trace,
             early_stop,
             early: EarlyState::default(),
             emit_kv,
@@ -102,6 +106,7 @@ impl<'a, T: Real> Solver<&'a Data, TrainState<T>> for Trainer<T> {
         let (step, rng, cursor) = (&mut self.step, &mut self.rng, &mut self.cursor);
         let rec = problem.problem("batches", |data| Ok(step.run(&mut params, data, rng, cursor, iter)?))?;
         self.records.push(rec);
+        self.monitor_trace.extend_from_slice(&self.step.monitor_values);
         self.track(rec.value);
         state = state.param(params);
         state.cost = f64::NAN;
@@ -141,7 +146,9 @@ struct Snapshot<T> {
     rng: Rng,
     cursor: Cursor,
     bound_state: Vec<f64>,
+    monitor_states: Vec<Vec<f64>>,
     records: Vec<StepRecord>,
+    monitor_trace: Vec<f64>,
     early: EarlyState,
 }
 
@@ -185,7 +192,9 @@ impl<T: Real> Checkpoint<Trainer<T>, TrainState<T>> for FileCheckpoint<T> {
             rng: solver.rng.clone(),
             cursor: solver.cursor.clone(),
             bound_state: solver.step.bound.state(),
+            monitor_states: solver.step.monitors.iter().map(|m| m.as_ref().map_or(Vec::new(), |b| b.state())).collect(),
             records: solver.records.clone(),
+            monitor_trace: solver.monitor_trace.clone(),
             early: solver.early.clone(),
         };
         let text = serde_json::to_string(&snap).map_err(|e| self.err(e))?;
@@ -214,6 +223,15 @@ impl<T: Real> Checkpoint<Trainer<T>, TrainState<T>> for FileCheckpoint<T> {
         }
         t.step.adam = snap.adam;
         t.step.bound.restore(&snap.bound_state)?;
+        if snap.monitor_states.len() != t.step.monitors.len() {
+            return Err(self.err("monitor count does not match").into());
+        }
+        for (m, st) in t.step.monitors.iter_mut().zip(&snap.monitor_states) {
+            if let Some(b) = m {
+                b.restore(st)?;
+            }
+        }
+        t.monitor_trace = snap.monitor_trace;
         t.rng = snap.rng;
         t.cursor = snap.cursor;
         t.records = snap.records;

@@ -15,12 +15,31 @@ use nalgebra::DMatrix;
 /// are checked every step.
 pub const PARAM_CHECK_EVERY: u64 = 50;
 
+/// A quantity evaluated on every step's scores without being trained: another bound on the
+/// same score matrix, or the critic's closed-form variational upper bound.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "monitor", rename_all = "lowercase")]
+pub enum Monitor {
+    /// A bound evaluated on the same scores.
+    Bound {
+        /// Which bound.
+        spec: crate::bounds::BoundSpec,
+    },
+    /// `E_x KL(q(y|x) ‖ r)` of a conditional critic (see [`Critic::variational_upper_bound`]).
+    Vub,
+}
+
 /// The state and workspace of one training step.
 pub struct TrainStep<T: Real> {
     /// The critic.
     pub critic: Box<dyn Critic<T>>,
     /// The bound whose objective is maximised.
     pub bound: Box<dyn Bound<T>>,
+    /// Bounds evaluated on the same scores each step (`None` = the critic's VUB).
+    pub monitors: Vec<Option<Box<dyn Bound<T>>>>,
+    /// The monitors' values at the last step.
+    pub monitor_values: Vec<f64>,
+    scratch: DMatrix<T>,
     /// The optimiser state.
     pub adam: Adam<T>,
     x64: DMatrix<f64>,
@@ -52,8 +71,23 @@ impl<T: Real> TrainStep<T> {
             y: DMatrix::zeros(batch, dims.1),
             s: DMatrix::zeros(batch, batch),
             ds: DMatrix::zeros(batch, batch),
+            monitors: Vec::new(),
+            monitor_values: Vec::new(),
+            scratch: DMatrix::zeros(batch, batch),
             grads: vec![T::zero(); np],
         }
+    }
+
+    /// Adds monitors (built for this scalar type).
+    pub fn with_monitors(mut self, monitors: &[Monitor]) -> crate::error::Result<Self> {
+        for m in monitors {
+            self.monitors.push(match m {
+                Monitor::Bound { spec } => Some(spec.build::<T>()?),
+                Monitor::Vub => None,
+            });
+        }
+        self.monitor_values = vec![f64::NAN; self.monitors.len()];
+        Ok(self)
     }
 
     /// The score matrix of the last step.
@@ -82,6 +116,12 @@ impl<T: Real> TrainStep<T> {
                 step: step as usize,
                 what: format!("bound value {} (objective {})", v.value, v.objective),
             });
+        }
+        for (m, out) in self.monitors.iter_mut().zip(self.monitor_values.iter_mut()) {
+            *out = match m {
+                Some(b) => b.evaluate(&self.s, &mut self.scratch)?.value,
+                None => self.critic.variational_upper_bound().unwrap_or(f64::NAN),
+            };
         }
         // The bound returns ∂objective/∂S; the optimiser minimises the loss −objective.
         self.ds.neg_mut();

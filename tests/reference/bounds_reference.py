@@ -62,3 +62,10 @@ for name, v in [
     ("nce", nce),
 ]:
     print(f"{name} = {v:.15f}")
+
+# Upper bounds on the same matrix read as log q(y_j | x_i).
+club = diag_mean - sum(S[i][j] for i in range(N) for j in range(N)) / N**2
+loo = sum(S[i][i] - (lse([S[j][i] for j in range(N) if j != i]) - math.log(N - 1)) for i in range(N)) / N
+ba = 3.0 + diag_mean  # H(Y) = 3 nats
+for name, v in [("club", club), ("loo", loo), ("ba_h3", ba)]:
+    print(f"{name} = {v:.15f}")
