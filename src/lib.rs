@@ -36,11 +36,14 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+pub mod cli;
 pub mod critics;
 pub mod data;
 pub mod error;
+pub mod estimate;
 pub mod gemm;
 pub mod optim;
+pub mod plot;
 pub mod real;
 pub mod train;
 

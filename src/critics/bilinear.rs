@@ -105,6 +105,10 @@ impl<T: Real> Critic<T> for Bilinear<T> {
         self.w_off + self.ex * self.ey
     }
 
+    fn zero_output(&self, params: &mut [T]) {
+        params[self.w_off..].fill(T::zero());
+    }
+
     fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
         for m in [&self.f, &self.g].into_iter().flatten() {
             m.init(params, init, rng);

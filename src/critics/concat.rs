@@ -135,6 +135,10 @@ impl<T: Real> Critic<T> for Concat<T> {
         self.tail.offset() + self.tail.n_params()
     }
 
+    fn zero_output(&self, params: &mut [T]) {
+        self.tail.zero_output(params);
+    }
+
     fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
         let (h, d) = (self.h1, self.dims.0 + self.dims.1);
         let (w, rest) = params.split_at_mut(h * d);

@@ -184,6 +184,10 @@ impl<T: Real> Critic<T> for GaussianConditional<T> {
     fn n_params(&self) -> usize {
         self.mlp.n_params()
     }
+    fn zero_output(&self, params: &mut [T]) {
+        self.mlp.zero_output(params);
+    }
+
     fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
         self.mlp.init(params, init, rng);
     }

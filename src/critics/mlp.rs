@@ -218,6 +218,13 @@ impl Mlp {
         self.layers.iter().map(|l| (l.inp * l.out * cols) as f64).sum()
     }
 
+    /// Zeroes the output layer's weights and bias: the network then outputs 0 for every input.
+    pub fn zero_output<T: Real>(&self, params: &mut [T]) {
+        if let Some(l) = self.layers.last() {
+            params[l.w..l.b + l.out].fill(T::zero());
+        }
+    }
+
     /// Initialises this network's parameters.
     pub fn init<T: Real>(&self, params: &mut [T], init: Init, rng: &mut Rng) {
         for l in &self.layers {

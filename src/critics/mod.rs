@@ -47,6 +47,11 @@ pub trait Critic<T: Real>: Send {
     /// Initialises a parameter vector of length [`Critic::n_params`].
     fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng);
 
+    /// Sets the parameters so that the scores carry no information about the pairing (a
+    /// constant critic, or `q(y|x)` independent of x): every bound then starts at 0 nats, a
+    /// baseline that training must beat on validation data to be selected.
+    fn zero_output(&self, params: &mut [T]);
+
     /// A freshly initialised parameter vector from a seed.
     fn init_params(&self, init: Init, seed: u64) -> Vec<T> {
         let mut p = vec![T::zero(); self.n_params()];

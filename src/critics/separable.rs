@@ -141,6 +141,10 @@ impl<T: Real> Critic<T> for Separable<T> {
         self.f.n_params() + self.g.n_params() + usize::from(self.learns_tau())
     }
 
+    fn zero_output(&self, params: &mut [T]) {
+        self.f.zero_output(params);
+    }
+
     fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
         self.f.init(params, init, rng);
         self.g.init(params, init, rng);

@@ -5,6 +5,7 @@
 //! closed form, the optimal critic `log p(y|x) − log p(y)` as a score matrix in the crate's
 //! convention (row = x sample, column = y sample).
 
+pub mod files;
 mod gaussian;
 mod transform;
 

@@ -1,0 +1,348 @@
+//! The subcommands.
+
+use super::EstimateOpts;
+use crate::bounds::{Bound, BoundKind, BoundSpec};
+use crate::critics::{Activation, CriticSpec, Similarity};
+use crate::data::files::{Table, check_values, read_csv, read_table, select_columns, write_npy};
+use crate::data::{CorrelatedGaussian, Sampler, Task, rng};
+use crate::error::{Error, Result};
+use crate::estimate::{Estimate, EstimateConfig, estimate as run_estimate};
+use crate::optim::AdamConfig;
+use crate::plot::{Figure, PALETTE, Panel, Series, Style};
+use nalgebra::DMatrix;
+use std::io::Write;
+use std::path::Path;
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io { path: path.to_path_buf(), source }
+}
+
+/// Writes `text` to `path` through a temporary file, so a failure leaves nothing half-written.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+fn columns(path: &Path, t: &Table, sel: Option<&str>, exclude: &[usize]) -> Result<Vec<usize>> {
+    match sel {
+        Some(s) => select_columns(path, t, s),
+        None => Ok((0..t.columns.len()).filter(|j| !exclude.contains(j)).collect()),
+    }
+}
+
+/// Loads x and y from one or two files, with column selections, and checks them.
+pub fn load_xy(
+    x: &Path,
+    y: Option<&Path>,
+    x_cols: Option<&str>,
+    y_cols: Option<&str>,
+) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
+    let tx = read_table(x)?;
+    let (ty, y_path) = match y {
+        Some(p) if p != x => (read_table(p)?, p),
+        _ => {
+            if x_cols.is_none() && y_cols.is_none() {
+                return Err(Error::Data {
+                    path: x.to_path_buf(),
+                    msg: "one file for both x and y: say which columns are which with --x-cols and --y-cols (or give --y)".into(),
+                });
+            }
+            (tx.clone(), x)
+        }
+    };
+    let same = std::ptr::eq(y_path, x) || y_path == x;
+    let (cx, cy) = if same {
+        let cy =
+            columns(y_path, &ty, y_cols, &x_cols.map(|s| select_columns(x, &tx, s)).transpose()?.unwrap_or_default())?;
+        (columns(x, &tx, x_cols, &cy)?, cy)
+    } else {
+        (columns(x, &tx, x_cols, &[])?, columns(y_path, &ty, y_cols, &[])?)
+    };
+    if same && cx.iter().any(|c| cy.contains(c)) {
+        return Err(Error::Data { path: x.to_path_buf(), msg: "the x and y column selections overlap".into() });
+    }
+    if tx.values.nrows() != ty.values.nrows() {
+        return Err(Error::Data {
+            path: y_path.to_path_buf(),
+            msg: format!(
+                "{} rows, but {} has {}: x and y must have one row per sample",
+                ty.values.nrows(),
+                x.display(),
+                tx.values.nrows()
+            ),
+        });
+    }
+    check_values(x, &tx, &cx)?;
+    check_values(y_path, &ty, &cy)?;
+    Ok((tx.values.select_columns(&cx), ty.values.select_columns(&cy)))
+}
+
+/// The estimation settings from the command-line options.
+pub fn config(opts: &EstimateOpts) -> Result<EstimateConfig> {
+    let bounds = opts.bounds.iter().map(|b| BoundSpec::parse(b)).collect::<Result<Vec<_>>>()?;
+    let act = Activation::Relu;
+    let critic = match opts.critic.as_str() {
+        "separable" => CriticSpec::Separable {
+            hidden: opts.hidden.clone(),
+            embed: opts.embed,
+            activation: act,
+            similarity: Similarity::Dot,
+        },
+        "concat" => CriticSpec::Concat { hidden: opts.hidden.clone(), activation: act },
+        "cpc" => CriticSpec::Bilinear { hidden: Some(opts.hidden.clone()), embed: opts.embed, activation: act },
+        other => CriticSpec::parse(other)?,
+    };
+    let conditional =
+        CriticSpec::Gaussian { hidden: opts.hidden.clone(), activation: act, variance: Default::default() };
+    Ok(EstimateConfig {
+        bounds,
+        critic,
+        conditional,
+        batch: opts.batch,
+        max_steps: opts.steps,
+        adam: AdamConfig { lr: opts.lr, weight_decay: opts.weight_decay, ..AdamConfig::default() },
+        folds: opts.folds,
+        seed: opts.seed,
+        standardize: !opts.no_standardize,
+        ..EstimateConfig::default()
+    })
+}
+
+fn table(est: &Estimate) -> String {
+    let mut s = format!(
+        "mibound estimate: {} samples, x in R^{}, y in R^{}; held-out over {} folds, batch {}\n\n",
+        est.n_samples, est.dim_x, est.dim_y, est.n_folds, est.batch
+    );
+    s += &format!("  {:<16} {:<6} {:>9}   {:<20}\n", "bound", "kind", "estimate", "95% interval (nats)");
+    for e in &est.estimates {
+        let kind = if e.kind == BoundKind::Upper { "upper" } else { "lower" };
+        s += &format!("  {:<16} {:<6} {:>9.3}   [{:.3}, {:.3}]\n", e.label, kind, e.estimate, e.ci95[0], e.ci95[1]);
+    }
+    s += if est.significant {
+        "\n  dependence detected: the headline lower bound's interval lies above 0\n"
+    } else {
+        "\n  no significant dependence: the headline lower bound's interval does not lie above 0\n"
+    };
+    for w in &est.warnings {
+        s += &format!("  warning: {w}\n");
+    }
+    s
+}
+
+fn json(est: &Estimate) -> Result<String> {
+    serde_json::to_string(est).map_err(|e| Error::Format { context: "json output".into(), msg: e.to_string() })
+}
+
+fn trace_csv(est: &Estimate) -> String {
+    let mut s = String::from("fold,bound,step,train,validation\n");
+    for r in &est.trace {
+        let v = if r.validation.is_finite() { r.validation.to_string() } else { String::new() };
+        s += &format!("{},{},{},{},{}\n", r.fold, r.bound, r.step, r.train, v);
+    }
+    s
+}
+
+/// One panel per trained critic: fold 1's training values faint, every fold's validation
+/// checks, and each reported bound's held-out estimate dashed.
+pub fn trace_figure(est: &Estimate, title: &str) -> Figure {
+    let mut labels: Vec<String> = Vec::new();
+    for r in &est.trace {
+        if !labels.contains(&r.bound) {
+            labels.push(r.bound.clone());
+        }
+    }
+    let folds = est.n_folds;
+    let panels = labels
+        .iter()
+        .map(|label| {
+            let mut series = Vec::new();
+            let rows: Vec<_> = est.trace.iter().filter(|r| &r.bound == label).collect();
+            let first: Vec<(f64, f64)> =
+                rows.iter().filter(|r| r.fold == 0).map(|r| (r.step as f64, r.train)).collect();
+            series.push(Series::new("training batches (fold 1)", first, PALETTE[6], Style::Faint));
+            for f in 0..folds {
+                let v: Vec<(f64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.fold == f && r.validation.is_finite())
+                    .map(|r| (r.step as f64, r.validation))
+                    .collect();
+                let name = if f == 0 { "validation (each fold)" } else { "" };
+                series.push(Series::new(name, v, PALETTE[0], Style::Line(2)));
+            }
+            let xmax = rows.iter().map(|r| r.step).max().unwrap_or(1) as f64;
+            let mine: Vec<_> = est.estimates.iter().filter(|e| &e.trained_with == label).collect();
+            for (k, e) in mine.iter().enumerate() {
+                let name = format!("{} held-out {:.3} [{:.3}, {:.3}]", e.label, e.estimate, e.ci95[0], e.ci95[1]);
+                series.push(Series::new(
+                    &name,
+                    vec![(0.0, e.estimate), (xmax, e.estimate)],
+                    PALETTE[1 + k % 5],
+                    Style::Dashed,
+                ));
+            }
+            // Keep the view on the estimates: validation values of exponential bounds collapse
+            // to large negative numbers once the critic overfits.
+            let centre: Vec<f64> = mine.iter().map(|e| e.estimate).filter(|v| v.is_finite()).collect();
+            let top = rows.iter().map(|r| r.validation).filter(|v| v.is_finite()).fold(f64::NEG_INFINITY, f64::max);
+            let lo = centre.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = centre.iter().copied().fold(top, f64::max);
+            Panel {
+                title: format!("critic trained with {label}"),
+                x_label: "training step".into(),
+                y_label: "bound value (nats)".into(),
+                series,
+                y_range: (lo.is_finite() && hi.is_finite()).then_some((lo - 1.5, hi + 0.5)),
+                log_x: false,
+            }
+        })
+        .collect();
+    Figure { title: title.into(), panels, cols: labels.len().clamp(1, 3), panel_size: (560, 400) }
+}
+
+fn run_and_report(
+    x: &DMatrix<f64>,
+    y: &DMatrix<f64>,
+    cfg: &EstimateConfig,
+    as_json: bool,
+    trace: Option<&Path>,
+    plot: Option<&Path>,
+    quiet: bool,
+) -> Result<()> {
+    let est = run_estimate(x, y, cfg, !quiet)?;
+    // Side files first, so a failure there leaves no report claiming success.
+    if let Some(p) = trace {
+        write_atomic(p, trace_csv(&est).as_bytes())?;
+    }
+    if let Some(p) = plot {
+        trace_figure(&est, "mibound estimate: training trace").save(p)?;
+    }
+    let out = if as_json { json(&est)? + "\n" } else { table(&est) };
+    std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
+}
+
+/// `mibound estimate`.
+#[allow(clippy::too_many_arguments)]
+pub fn estimate(
+    x: &Path,
+    y: Option<&Path>,
+    x_cols: Option<&str>,
+    y_cols: Option<&str>,
+    opts: &EstimateOpts,
+    as_json: bool,
+    trace: Option<&Path>,
+    plot: Option<&Path>,
+    quiet: bool,
+) -> Result<()> {
+    let cfg = config(opts)?;
+    let (xm, ym) = load_xy(x, y, x_cols, y_cols)?;
+    run_and_report(&xm, &ym, &cfg, as_json, trace, plot, quiet)
+}
+
+/// `mibound bmi SAMPLE DIM_X DIM_Y`: prints the headline estimate and nothing else.
+pub fn bmi(sample: &Path, dim_x: usize, dim_y: usize, opts: &EstimateOpts) -> Result<()> {
+    let t = read_csv(sample)?;
+    if t.columns.len() != dim_x + dim_y {
+        return Err(Error::Data {
+            path: sample.to_path_buf(),
+            msg: format!("{} columns, but DIM_X + DIM_Y = {}", t.columns.len(), dim_x + dim_y),
+        });
+    }
+    let cx: Vec<usize> = (0..dim_x).collect();
+    let cy: Vec<usize> = (dim_x..dim_x + dim_y).collect();
+    check_values(sample, &t, &cx)?;
+    check_values(sample, &t, &cy)?;
+    let mut cfg = config(opts)?;
+    // Only the headline bound is printed: train only what it needs.
+    let head = *cfg.bounds.iter().find(|b| !b.needs_log_density()).unwrap_or(&cfg.bounds[0]);
+    cfg.bounds = vec![head];
+    let est = run_estimate(&t.values.select_columns(&cx), &t.values.select_columns(&cy), &cfg, false)?;
+    println!("{}", est.estimates[0].estimate);
+    Ok(())
+}
+
+/// `mibound tasks`.
+pub fn tasks(dim: usize, mi: f64) -> Result<()> {
+    println!("{:<12} {:>4} {:>8} {:>9}  description", "task", "dim", "rho", "true MI");
+    for (name, desc) in Task::CATALOGUE {
+        let s = Task::parse(name, dim)?.at_mi(mi)?;
+        let rho = crate::data::mi_to_rho(mi, dim);
+        println!("{name:<12} {:>4} {rho:>8.4} {:>9.4}  {desc}", s.dim_x(), s.true_mi());
+    }
+    println!("\nchoose with: mibound sample TASK --dim D --mi I --n N --out DIR");
+    Ok(())
+}
+
+/// `mibound sample`.
+pub fn sample(task: &str, n: usize, dim: usize, mi: f64, seed: u64, out: &Path) -> Result<()> {
+    if n == 0 {
+        return Err(Error::param("n", 0, "must be at least 1"));
+    }
+    let t = Task::parse(task, dim)?;
+    let s = t.at_mi(mi)?;
+    let (x, y) = s.sample(n, &mut rng(seed));
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    write_npy(&out.join("x.npy"), &x)?;
+    write_npy(&out.join("y.npy"), &y)?;
+    let info = serde_json::json!({"task": task, "dim": dim, "n": n, "seed": seed, "rho": crate::data::mi_to_rho(mi, dim), "true_mi": s.true_mi(), "sampler": s.name()});
+    write_atomic(&out.join("info.json"), format!("{info:#}\n").as_bytes())?;
+    println!(
+        "wrote {}/x.npy, y.npy ({n} × {dim} each) and info.json; true MI = {:.4} nats",
+        out.display(),
+        s.true_mi()
+    );
+    Ok(())
+}
+
+/// `mibound demo`: the README's main job.
+pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
+    let task = CorrelatedGaussian::with_mi(20, 2.0)?;
+    println!(
+        "Sampling {n} pairs of a 20-dimensional correlated Gaussian with I(X;Y) = 2 nats (seed {seed}) into {}",
+        out.display()
+    );
+    sample("gaussian", n, 20, 2.0, seed, out)?;
+    let (x, y) = load_xy(&out.join("x.npy"), Some(&out.join("y.npy")), None, None)?;
+    let opts = EstimateOpts { seed, ..EstimateOpts::default() };
+    println!("Equivalent command: mibound estimate --x {0}/x.npy --y {0}/y.npy --plot {0}/trace.png\n", out.display());
+    let plot = out.join("trace.png");
+    run_and_report(&x, &y, &config(&opts)?, false, Some(&out.join("trace.csv")), Some(&plot), false)?;
+    println!("\n  true MI: {:.3} nats. Trace: {}", task.true_mi(), plot.display());
+    Ok(())
+}
+
+/// `mibound optimal`: every lower bound on the optimal critic, against the true MI.
+pub fn optimal(dim: usize, batch: usize, batches: usize, seed: u64) -> Result<()> {
+    let specs = ["infonce", "nwj", "js", "dv", "smile:5", "interpolated:0.5"];
+    println!("Optimal critic log p(y|x) − log p(y), d = {dim}, N = {batch}, mean over {batches} batches");
+    print!("{:>7} {:>7}", "true I", "log N");
+    for s in specs {
+        print!(" {s:>16}");
+    }
+    println!();
+    let mut r = rng(seed);
+    for mi in [0.5, 1.0, 2.0, 4.0, 6.0, 8.0] {
+        let task = CorrelatedGaussian::with_mi(dim, mi)?;
+        let mut bounds: Vec<Box<dyn Bound<f64>>> =
+            specs.iter().map(|s| BoundSpec::parse(s)?.build()).collect::<Result<_>>()?;
+        let mut sums = vec![0.0; specs.len()];
+        for _ in 0..batches {
+            let (x, y) = task.sample(batch, &mut r);
+            let mut s =
+                task.optimal_critic(&x, &y).ok_or_else(|| Error::param("task", "gaussian", "has no optimal critic"))?;
+            for (k, b) in bounds.iter_mut().enumerate() {
+                // NWJ is tight at f* + 1, JS at f* (see docs/bounds.md).
+                let shift = if b.name() == "nwj" { 1.0 } else { 0.0 };
+                s.add_scalar_mut(shift);
+                sums[k] += b.value(&s)?;
+                s.add_scalar_mut(-shift);
+            }
+        }
+        print!("{:>7.3} {:>7.3}", task.true_mi(), (batch as f64).ln());
+        for v in sums {
+            print!(" {:>16.3}", v / batches as f64);
+        }
+        println!();
+    }
+    Ok(())
+}

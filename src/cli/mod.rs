@@ -1,0 +1,213 @@
+//! The `mibound` command line: estimate MI on a user's files, sample built-in tasks, train and
+//! benchmark. Every error is one line on stderr and exit code 2.
+
+mod commands;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Mutual-information estimation with variational bounds and neural critics.
+#[derive(Parser, Debug)]
+#[command(name = "mibound", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Training options shared by `estimate` and `bmi`.
+#[derive(Args, Debug, Clone)]
+pub struct EstimateOpts {
+    /// Bounds to report, comma-separated (infonce, nwj, js, dv, mine, smile or smile:TAU,
+    /// interpolated:ALPHA, club, club-sample, loo, ba:H). The first lower bound is the
+    /// headline estimate.
+    #[arg(long, default_value = "infonce,smile:5,loo", value_delimiter = ',')]
+    pub bounds: Vec<String>,
+    /// Critic for the lower bounds: separable, cosine, bilinear, cpc, concat.
+    #[arg(long, default_value = "separable")]
+    pub critic: String,
+    /// Hidden layer widths of the critics, comma-separated.
+    #[arg(long, default_value = "512", value_delimiter = ',')]
+    pub hidden: Vec<usize>,
+    /// Embedding dimension of separable/cpc critics.
+    #[arg(long, default_value_t = 32)]
+    pub embed: usize,
+    /// Batch size N (InfoNCE cannot exceed log N).
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+    /// Maximum training steps per critic and fold.
+    #[arg(long, default_value_t = 3000)]
+    pub steps: u64,
+    /// Adam learning rate.
+    #[arg(long, default_value_t = 5e-4)]
+    pub lr: f64,
+    /// L2 weight decay (regularises critics on small data sets).
+    #[arg(long, default_value_t = 0.0)]
+    pub weight_decay: f64,
+    /// Folds for the held-out estimate and its interval.
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Do not standardise columns.
+    #[arg(long)]
+    pub no_standardize: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// The main job: sample a 20-d Gaussian with 2 nats, estimate its MI, print the table and
+    /// draw the trace.
+    Demo {
+        /// Output directory.
+        #[arg(long, default_value = "target/mibound-demo")]
+        out: PathBuf,
+        /// Samples.
+        #[arg(long, default_value_t = 5000)]
+        n: usize,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Every bound on the optimal critic of correlated Gaussians, against the true MI.
+    Optimal {
+        /// Dimension of x and y.
+        #[arg(long, default_value_t = 20)]
+        dim: usize,
+        /// Batch size N.
+        #[arg(long, default_value_t = 128)]
+        batch: usize,
+        /// Batches averaged per row.
+        #[arg(long, default_value_t = 200)]
+        batches: usize,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Estimate the MI between two arrays (.npy, or CSV with an optional header).
+    Estimate {
+        /// x: a .npy file or a CSV file.
+        #[arg(long)]
+        x: PathBuf,
+        /// y: a .npy or CSV file (default: the x file, with --y-cols).
+        #[arg(long)]
+        y: Option<PathBuf>,
+        /// Columns of the x file to use (names or 0-based indices, ranges a-b).
+        #[arg(long)]
+        x_cols: Option<String>,
+        /// Columns of the y file to use.
+        #[arg(long)]
+        y_cols: Option<String>,
+        #[command(flatten)]
+        opts: EstimateOpts,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Write the per-step training trace (CSV).
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Draw the training trace (PNG or SVG).
+        #[arg(long)]
+        plot: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// List the built-in tasks with their parameters and true MI.
+    Tasks {
+        /// Dimension.
+        #[arg(long, default_value_t = 20)]
+        dim: usize,
+        /// MI in nats.
+        #[arg(long, default_value_t = 2.0)]
+        mi: f64,
+    },
+    /// Write samples of a built-in task: x.npy, y.npy and info.json (with the true MI).
+    Sample {
+        /// Task name (see `mibound tasks`).
+        task: String,
+        /// Samples.
+        #[arg(long)]
+        n: usize,
+        /// Dimension.
+        #[arg(long, default_value_t = 20)]
+        dim: usize,
+        /// MI in nats.
+        #[arg(long, default_value_t = 2.0)]
+        mi: f64,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// benchmark-mi's ExternalEstimator protocol: read SAMPLE.csv (X0.., Y0..) and print only
+    /// the estimate.
+    Bmi {
+        /// The sample CSV written by bmi.
+        sample: PathBuf,
+        /// Dimension of x.
+        dim_x: usize,
+        /// Dimension of y.
+        dim_y: usize,
+        #[command(flatten)]
+        opts: EstimateOpts,
+    },
+}
+
+/// Only the estimation options, to read their defaults.
+#[derive(Parser, Debug)]
+struct OptsOnly {
+    #[command(flatten)]
+    opts: EstimateOpts,
+}
+
+impl Default for EstimateOpts {
+    /// The command line's defaults.
+    fn default() -> Self {
+        OptsOnly::parse_from(["mibound"]).opts
+    }
+}
+
+/// Parses the arguments, runs the command and maps errors to exit code 2.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.command {
+        Command::Demo { out, n, seed } => commands::demo(&out, n, seed),
+        Command::Optimal { dim, batch, batches, seed } => commands::optimal(dim, batch, batches, seed),
+        Command::Estimate { x, y, x_cols, y_cols, opts, json, trace, plot, quiet } => commands::estimate(
+            &x,
+            y.as_deref(),
+            x_cols.as_deref(),
+            y_cols.as_deref(),
+            &opts,
+            json,
+            trace.as_deref(),
+            plot.as_deref(),
+            quiet,
+        ),
+        Command::Tasks { dim, mi } => commands::tasks(dim, mi),
+        Command::Sample { task, n, dim, mi, seed, out } => commands::sample(&task, n, dim, mi, seed, &out),
+        Command::Bmi { sample, dim_x, dim_y, opts } => commands::bmi(&sample, dim_x, dim_y, &opts),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_defaults_are_the_library_defaults() {
+        let from_cli = commands::config(&EstimateOpts::default()).unwrap();
+        assert_eq!(from_cli, crate::estimate::EstimateConfig::default());
+    }
+}

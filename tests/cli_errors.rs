@@ -1,0 +1,209 @@
+//! `mibound` on bad input: one line on stderr naming the file (and row/column where it
+//! applies), exit code 2, no panic, nothing written half-way. And the small commands.
+
+use mibound::data::files::write_npy;
+use nalgebra::DMatrix;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mibound"))
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mibound-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+/// Asserts a clean failure: exit 2, one line on stderr containing every `needle`.
+fn fails_with(out: &Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit code; stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line on stderr, got: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr lacks '{n}': {err}");
+    }
+    assert!(out.stdout.is_empty(), "nothing on stdout: {}", String::from_utf8_lossy(&out.stdout));
+}
+
+fn csv(path: &Path, text: &str) -> String {
+    std::fs::write(path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn good_npy(d: &Path, name: &str, rows: usize, cols: usize) -> String {
+    let m = DMatrix::from_fn(rows, cols, |i, j| ((i * 7 + j * 3) % 11) as f64 + 0.1 * i as f64);
+    let p = d.join(name);
+    write_npy(&p, &m).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// A raw .npy with the given descr, shape text and payload.
+fn raw_npy(path: &Path, descr: &str, shape: &str, payload: &[u8]) -> String {
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    b.extend_from_slice(header.as_bytes());
+    b.extend_from_slice(payload);
+    std::fs::write(path, b).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn nan_and_inf_values_name_file_row_and_column() {
+    let d = dir("nan");
+    let x = csv(&d.join("x.csv"), "a,b\n1,2\n3,NaN\n5,6\n");
+    let y = good_npy(&d, "y.npy", 3, 1);
+    fails_with(&run(&["estimate", "--x", &x, "--y", &y]), &["x.csv", "row 2", "column 2", "'b'", "not finite"]);
+    let inf = raw_npy(
+        &d.join("inf.npy"),
+        "<f8",
+        "(3, 1)",
+        &[1.0f64.to_le_bytes(), f64::INFINITY.to_le_bytes(), 2.0f64.to_le_bytes()].concat(),
+    );
+    fails_with(&run(&["estimate", "--x", &inf, "--y", &y]), &["inf.npy", "row 2", "column 1"]);
+}
+
+#[test]
+fn mismatched_rows_empty_files_and_non_numeric_cells() {
+    let d = dir("rows");
+    let x = good_npy(&d, "x.npy", 10, 2);
+    let y = good_npy(&d, "y.npy", 9, 2);
+    fails_with(&run(&["estimate", "--x", &x, "--y", &y]), &["y.npy", "9 rows", "10"]);
+    let empty = csv(&d.join("empty.csv"), "");
+    fails_with(&run(&["estimate", "--x", &empty, "--y", &y]), &["empty.csv", "empty"]);
+    let header_only = csv(&d.join("h.csv"), "a,b\n");
+    fails_with(&run(&["estimate", "--x", &header_only, "--y", &y]), &["h.csv", "no data rows"]);
+    let bad = csv(&d.join("bad.csv"), "1,2\n3,abc\n");
+    fails_with(&run(&["estimate", "--x", &bad, "--y", &y]), &["bad.csv", "line 2", "column 2", "abc"]);
+    let ragged = csv(&d.join("ragged.csv"), "1,2\n3\n");
+    fails_with(&run(&["estimate", "--x", &ragged, "--y", &y]), &["ragged.csv", "line 2"]);
+}
+
+#[test]
+fn npy_with_wrong_dtype_shape_or_a_lying_header() {
+    let d = dir("npy");
+    let y = good_npy(&d, "y.npy", 4, 1);
+    let ints = raw_npy(&d.join("int.npy"), "<i8", "(4, 1)", &[0u8; 32]);
+    fails_with(&run(&["estimate", "--x", &ints, "--y", &y]), &["int.npy", "dtype '<i8'", "float64"]);
+    let liar = raw_npy(&d.join("liar.npy"), "<f8", "(1000, 3)", &[0u8; 32]);
+    fails_with(&run(&["estimate", "--x", &liar, "--y", &y]), &["liar.npy", "shape (1000, 3)", "holds 32 bytes"]);
+    let cube = raw_npy(&d.join("cube.npy"), "<f8", "(2, 2, 1)", &[0u8; 32]);
+    fails_with(&run(&["estimate", "--x", &cube, "--y", &y]), &["cube.npy", "3 dimensions"]);
+    let huge = raw_npy(&d.join("huge.npy"), "<f8", "(99999999999, 99999999999)", &[0u8; 8]);
+    fails_with(&run(&["estimate", "--x", &huge, "--y", &y]), &["huge.npy", "absurdly large"]);
+    let junk = d.join("junk.npy");
+    std::fs::write(&junk, b"hello").unwrap();
+    fails_with(&run(&["estimate", "--x", junk.to_str().unwrap(), "--y", &y]), &["junk.npy", "not an .npy"]);
+}
+
+#[test]
+fn constant_columns_small_data_and_unknown_names() {
+    let d = dir("const");
+    let x = csv(&d.join("x.csv"), "a,b\n1,5\n2,5\n3,5\n");
+    let y = good_npy(&d, "y.npy", 3, 1);
+    fails_with(&run(&["estimate", "--x", &x, "--y", &y]), &["x.csv", "column 2", "'b'", "constant"]);
+    let x = good_npy(&d, "x.npy", 100, 2);
+    let y = good_npy(&d, "y2.npy", 100, 2);
+    fails_with(&run(&["estimate", "--x", &x, "--y", &y, "--batch", "128"]), &["fewer than the batch"]);
+    fails_with(
+        &run(&["estimate", "--x", &x, "--y", &y, "--bounds", "infonce,bogus"]),
+        &["unknown bound 'bogus'", "infonce"],
+    );
+    fails_with(&run(&["estimate", "--x", &x, "--y", &y, "--critic", "nope"]), &["unknown critic 'nope'"]);
+    fails_with(&run(&["estimate", "--x", &x, "--x-cols", "0,7", "--y-cols", "1"]), &["x.npy", "column index 7"]);
+    let missing = d.join("missing.npy");
+    fails_with(&run(&["estimate", "--x", missing.to_str().unwrap(), "--y", &y]), &["missing.npy"]);
+}
+
+#[test]
+fn errors_leave_no_partial_outputs() {
+    let d = dir("partial");
+    let x = good_npy(&d, "x.npy", 100, 2);
+    let y = good_npy(&d, "y.npy", 99, 2);
+    let (trace, plot) = (d.join("t.csv"), d.join("p.png"));
+    let out =
+        run(&["estimate", "--x", &x, "--y", &y, "--trace", trace.to_str().unwrap(), "--plot", plot.to_str().unwrap()]);
+    fails_with(&out, &["y.npy"]);
+    assert!(!trace.exists() && !plot.exists());
+}
+
+#[test]
+fn tasks_and_sample_write_what_they_say() {
+    let out = run(&["tasks", "--dim", "5", "--mi", "1.5"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("gaussian") && text.contains("cubic") && text.contains("1.5000"), "{text}");
+    let d = dir("sample");
+    let out =
+        run(&["sample", "cubic", "--n", "50", "--dim", "3", "--mi", "1", "--seed", "4", "--out", d.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let x = mibound::data::files::read_npy(&d.join("x.npy")).unwrap();
+    let y = mibound::data::files::read_npy(&d.join("y.npy")).unwrap();
+    assert_eq!((x.values.shape(), y.values.shape()), ((50, 3), (50, 3)));
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("info.json")).unwrap()).unwrap();
+    assert!((info["true_mi"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+    // The same seed reproduces the same samples.
+    let d2 = dir("sample2");
+    run(&["sample", "cubic", "--n", "50", "--dim", "3", "--mi", "1", "--seed", "4", "--out", d2.to_str().unwrap()]);
+    assert_eq!(std::fs::read(d.join("x.npy")).unwrap(), std::fs::read(d2.join("x.npy")).unwrap());
+    fails_with(&run(&["sample", "nosuch", "--n", "5", "--out", d.to_str().unwrap()]), &["unknown task 'nosuch'"]);
+}
+
+#[test]
+fn one_csv_with_both_variables_and_json_output() {
+    let d = dir("json");
+    let s = mibound::data::CorrelatedGaussian::with_mi(2, 1.0).unwrap();
+    let (x, y) = mibound::data::Sampler::sample(&s, 300, &mut mibound::data::rng(1));
+    let mut text = String::from("x0,x1,y0,y1\n");
+    for i in 0..300 {
+        text += &format!("{},{},{},{}\n", x[(i, 0)], x[(i, 1)], y[(i, 0)], y[(i, 1)]);
+    }
+    let f = csv(&d.join("both.csv"), &text);
+    let out = run(&[
+        "estimate", "--x", &f, "--x-cols", "x0,x1", "--y-cols", "2-3", "--json", "--steps", "60", "--batch", "32",
+        "--folds", "3", "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["n_samples"].as_u64(), v["dim_x"].as_u64(), v["dim_y"].as_u64()), (Some(300), Some(2), Some(2)));
+    let est = v["estimates"].as_array().unwrap();
+    assert_eq!(est.len(), 3);
+    for e in est {
+        let ci = e["ci95"].as_array().unwrap();
+        assert!(ci[0].as_f64().unwrap() <= e["estimate"].as_f64().unwrap() && e["estimate"].as_f64() <= ci[1].as_f64());
+        assert!(matches!(e["kind"].as_str(), Some("lower") | Some("upper")));
+    }
+    assert!(v["warnings"].is_array());
+}
+
+#[test]
+fn bmi_protocol_prints_exactly_one_number() {
+    let d = dir("bmi");
+    let s = mibound::data::CorrelatedGaussian::with_mi(2, 1.0).unwrap();
+    let (x, y) = mibound::data::Sampler::sample(&s, 200, &mut mibound::data::rng(2));
+    let mut text = String::from("X0,X1,Y0,Y1\n");
+    for i in 0..200 {
+        text += &format!("{},{},{},{}\n", x[(i, 0)], x[(i, 1)], y[(i, 0)], y[(i, 1)]);
+    }
+    // bmi writes to a temporary file without an extension.
+    let f = csv(&d.join("sample"), &text);
+    let out = run(&["bmi", &f, "2", "2", "--steps", "40", "--batch", "32", "--folds", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "stderr must stay empty: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    text.trim().parse::<f64>().expect("a float");
+    fails_with(&run(&["bmi", &f, "3", "2"]), &["4 columns", "5"]);
+}
