@@ -43,6 +43,7 @@ pub mod error;
 pub mod estimate;
 pub mod gemm;
 pub mod optim;
+pub mod parallel;
 pub mod plot;
 pub mod real;
 pub mod train;

@@ -88,3 +88,19 @@ fn gradient_buffer_of_the_wrong_shape_is_resized() {
     InfoNce::new().evaluate(&s, &mut g).unwrap();
     assert_eq!(g.shape(), (4, 4));
 }
+
+#[test]
+fn vectorised_f32_exp_is_within_two_ulp_of_the_library() {
+    let xs: Vec<f32> = (0..200_001).map(|k| -87.0 + 175.0 * k as f32 / 200_000.0).collect();
+    let mut v = xs.clone();
+    mibound::bounds::stable::exp_in_place(&mut v);
+    for (x, e) in xs.iter().zip(&v) {
+        let want = (*x as f64).exp();
+        let rel = ((*e as f64) - want).abs() / want;
+        // The Taylor truncation (< 1.3e-8) plus a few f32 roundings: below 2.5e-7 = 2 ulp.
+        assert!(rel < 2.5e-7, "exp({x}) = {e}, want {want}, relative error {rel:e}");
+    }
+    let mut edge = [-100.0f32, 100.0, 0.0, f32::NEG_INFINITY];
+    mibound::bounds::stable::exp_in_place(&mut edge);
+    assert_eq!(edge, [0.0, f32::INFINITY, 1.0, 0.0]);
+}

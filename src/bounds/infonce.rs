@@ -1,6 +1,6 @@
 //! InfoNCE / CPC (van den Oord et al. 2018).
 
-use super::stable::{diag_mean, row_max};
+use super::stable::{diag_mean, exp_in_place, row_max};
 use super::{Bound, BoundKind, BoundValue, prepare};
 use crate::error::Result;
 use crate::real::Real;
@@ -50,10 +50,12 @@ impl<T: Real> Bound<T> for InfoNce<T> {
         // g_ij = e^{S_ij − m_i}; row sums accumulate column by column (contiguous reads).
         for (scol, gcol) in s.chunks_exact(n).zip(g.chunks_exact_mut(n)) {
             for i in 0..n {
-                let e = (scol[i] - self.row_max[i]).exp();
-                gcol[i] = e;
-                self.row_sum[i] += e;
+                gcol[i] = scol[i] - self.row_max[i];
             }
+        }
+        exp_in_place(g);
+        for gcol in g.chunks_exact(n) {
+            self.row_sum.iter_mut().zip(gcol).for_each(|(r, &e)| *r += e);
         }
         let mut lse_mean = 0.0f64;
         for i in 0..n {

@@ -346,3 +346,71 @@ pub fn optimal(dim: usize, batch: usize, batches: usize, seed: u64) -> Result<()
     }
     Ok(())
 }
+
+/// `mibound throughput`.
+pub fn throughput(
+    critic: &str,
+    batch: usize,
+    threads: usize,
+    steps: u64,
+    warmup: u64,
+    backend: &str,
+    as_json: bool,
+) -> Result<()> {
+    use crate::train::{Cursor, Data, Schedule, TrainStep};
+    if steps == 0 || batch < 2 || threads == 0 {
+        return Err(Error::param(
+            "steps/batch/threads",
+            format!("{steps}/{batch}/{threads}"),
+            "need steps ≥ 1, batch ≥ 2, threads ≥ 1",
+        ));
+    }
+    let b: crate::gemm::Backend = backend.parse()?;
+    crate::gemm::set_backend(b)?;
+    crate::gemm::set_blas_threads(if b == crate::gemm::Backend::Blas { threads } else { 1 });
+    // Our own concurrency (the separable critic's two encoders) is off for the BLAS backend,
+    // which threads inside each product instead.
+    crate::parallel::set_threads(if b == crate::gemm::Backend::Native { threads } else { 1 });
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
+    let spec = match critic {
+        "separable" => CriticSpec::poole_separable(),
+        "concat" => CriticSpec::poole_concat(),
+        "bilinear" | "cpc" => CriticSpec::parse("cpc")?,
+        other => {
+            return Err(Error::Unknown {
+                kind: "critic",
+                name: other.into(),
+                known: "separable, concat, bilinear".into(),
+            });
+        }
+    };
+    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 })?;
+    let c = spec.build::<f32>(20, 20)?;
+    let macs = c.macs_per_step(batch);
+    let mut params = c.init_params(crate::critics::Init::Torch, 0);
+    let adam = crate::optim::Adam::new(AdamConfig::default(), params.len())?;
+    let mut st = TrainStep::new(c, BoundSpec::InfoNce.build()?, adam, batch, (20, 20));
+    let (mut g, mut cur) = (rng(1), Cursor::default());
+    for k in 0..warmup {
+        st.run(&mut params, &data, &mut g, &mut cur, k)?;
+    }
+    let t = std::time::Instant::now();
+    for k in 0..steps {
+        st.run(&mut params, &data, &mut g, &mut cur, warmup + k)?;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let sps = steps as f64 / secs;
+    let gflops = 2.0 * macs * sps / 1e9;
+    if as_json {
+        let v = serde_json::json!({"tool": "mibound", "critic": critic, "batch": batch, "threads": threads, "steps": steps,
+            "seconds": secs, "steps_per_s": sps, "gflops": gflops, "backend": b.name(), "params": params.len()});
+        println!("{v}");
+    } else {
+        println!(
+            "{critic} critic, N = {batch}, {threads} thread(s), {} backend: {sps:.1} steps/s ({:.3} ms/step), {gflops:.1} GFLOP/s",
+            b.name(),
+            1e3 / sps
+        );
+    }
+    Ok(())
+}

@@ -143,6 +143,32 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Training steps per second of the Poole et al. configuration (d = 20, MLPs 256 × 2,
+    /// embedding 32, InfoNCE, Adam), with the achieved GFLOP/s.
+    Throughput {
+        /// separable, concat or bilinear (CPC: f(x)ᵀ W g(y) with the same MLPs).
+        #[arg(long, default_value = "separable")]
+        critic: String,
+        /// Batch size N.
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+        /// Threads for one step (the two encoders, or the concat blocks, run concurrently;
+        /// OpenBLAS threads with --backend blas).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Timed steps.
+        #[arg(long, default_value_t = 1000)]
+        steps: u64,
+        /// Untimed warm-up steps.
+        #[arg(long, default_value_t = 50)]
+        warmup: u64,
+        /// gemm backend: native or blas (needs --features blas).
+        #[arg(long, default_value = "native")]
+        backend: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// benchmark-mi's ExternalEstimator protocol: read SAMPLE.csv (X0.., Y0..) and print only
     /// the estimate.
     Bmi {
@@ -191,6 +217,9 @@ pub fn main() -> ExitCode {
         Command::Tasks { dim, mi } => commands::tasks(dim, mi),
         Command::Sample { task, n, dim, mi, seed, out } => commands::sample(&task, n, dim, mi, seed, &out),
         Command::Bmi { sample, dim_x, dim_y, opts } => commands::bmi(&sample, dim_x, dim_y, &opts),
+        Command::Throughput { critic, batch, threads, steps, warmup, backend, json } => {
+            commands::throughput(&critic, batch, threads, steps, warmup, &backend, json)
+        }
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -155,7 +155,7 @@ impl<T: Real> Critic<T> for Bilinear<T> {
             gemm(T::one(), view(&self.p, ex, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.df, ex, n));
             f.backward(
                 params,
-                enc_grads,
+                &mut enc_grads[f.offset()..f.offset() + f.n_params()],
                 view(&self.xt, dx, n),
                 Op::N,
                 &self.cf,
@@ -171,7 +171,7 @@ impl<T: Real> Critic<T> for Bilinear<T> {
             gemm(T::one(), w, Op::T, view(&self.dp, ex, m), Op::N, T::zero(), view_mut(&mut self.dg, ey, m));
             g.backward(
                 params,
-                enc_grads,
+                &mut enc_grads[g.offset()..g.offset() + g.n_params()],
                 view(&self.yt, dy, m),
                 Op::N,
                 &self.cg,

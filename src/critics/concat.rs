@@ -206,9 +206,10 @@ impl<T: Real> Critic<T> for Concat<T> {
             self.da1.resize(h * pairs, T::zero());
             let a1 = view(&self.a1[slot][..h * pairs], h, pairs);
             let d_out = view(&dsl[j0 * n..j0 * n + pairs], 1, pairs);
+            let (t0, tn) = (self.tail.offset(), self.tail.n_params());
             self.tail.backward(
                 params,
-                grads,
+                &mut grads[t0..t0 + tn],
                 a1,
                 Op::N,
                 &self.caches[slot],

@@ -280,8 +280,9 @@ impl Mlp {
     }
 
     /// Backward pass for the forward pass held in `cache`: given `∂L/∂output` (`output × cols`),
-    /// writes (or, with `accumulate`, adds) the parameter gradients into `grads` at this
-    /// network's offsets, and `∂L/∂op(input)` (`input × cols`) into `d_input` when given.
+    /// writes (or, with `accumulate`, adds) the parameter gradients into `grads` — this
+    /// network's own `n_params()` entries, not the whole vector — and `∂L/∂op(input)`
+    /// (`input × cols`) into `d_input` when given.
     #[allow(clippy::too_many_arguments)]
     pub fn backward<T: Real>(
         &self,
@@ -315,7 +316,7 @@ impl Mlp {
             let l = &self.layers[k];
             let delta = &cur[..l.out * cols];
             // ∂W = δ · xᵀ, ∂b = Σ_cols δ.
-            let (gw, gb) = grads[l.w..l.b + l.out].split_at_mut(l.inp * l.out);
+            let (gw, gb) = grads[l.w - self.offset..l.b + l.out - self.offset].split_at_mut(l.inp * l.out);
             if k == 0 {
                 let op_t = if op == Op::N { Op::T } else { Op::N };
                 gemm(T::one(), view(delta, l.out, cols), Op::N, input, op_t, beta, view_mut(gw, l.out, l.inp));

@@ -42,6 +42,7 @@ pub struct Separable<T: Real> {
     cf: MlpCache<T>,
     cg: MlpCache<T>,
     scratch: MlpScratch<T>,
+    scratch_g: MlpScratch<T>,
     // Normalised embeddings and norms (cosine), gradient buffers for F and G.
     fh: Vec<T>,
     gh: Vec<T>,
@@ -83,6 +84,7 @@ impl<T: Real> Separable<T> {
             cf: MlpCache::default(),
             cg: MlpCache::default(),
             scratch: MlpScratch::default(),
+            scratch_g: MlpScratch::default(),
             fh: Vec::new(),
             gh: Vec::new(),
             fnorm: Vec::new(),
@@ -161,8 +163,12 @@ impl<T: Real> Critic<T> for Separable<T> {
         self.tau_used = self.tau(params);
         transpose_into(x, &mut self.xt);
         transpose_into(y, &mut self.yt);
-        let fx = self.f.forward(params, view(&self.xt, dx, n), Op::N, &mut self.cf);
-        let gy = self.g.forward(params, view(&self.yt, dy, m), Op::N, &mut self.cg);
+        let (f, g, xt, yt) = (&self.f, &self.g, &self.xt, &self.yt);
+        let (cf, cg) = (&mut self.cf, &mut self.cg);
+        let (fx, gy) = crate::parallel::join(
+            || f.forward(params, view(xt, dx, n), Op::N, cf),
+            || g.forward(params, view(yt, dy, m), Op::N, cg),
+        );
         let out = view_mut(s.as_mut_slice(), n, m);
         match self.similarity {
             Similarity::Dot => gemm(T::one(), fx, Op::T, gy, Op::N, T::zero(), out),
@@ -203,27 +209,15 @@ impl<T: Real> Critic<T> for Separable<T> {
                 normalise_backward(&mut self.dg, &self.gh, &self.gnorm, e);
             }
         }
-        self.f.backward(
-            params,
-            grads,
-            view(&self.xt, dx, n),
-            Op::N,
-            &self.cf,
-            view(&self.df, e, n),
-            &mut self.scratch,
-            false,
-            None,
-        );
-        self.g.backward(
-            params,
-            grads,
-            view(&self.yt, dy, m),
-            Op::N,
-            &self.cg,
-            view(&self.dg, e, m),
-            &mut self.scratch,
-            false,
-            None,
+        let (gf, rest) = grads.split_at_mut(self.f.n_params());
+        let gg = &mut rest[..self.g.n_params()];
+        let (f, g, cf, cg) = (&self.f, &self.g, &self.cf, &self.cg);
+        let (xv, yv) = (view(&self.xt, dx, n), view(&self.yt, dy, m));
+        let (df, dg) = (view(&self.df, e, n), view(&self.dg, e, m));
+        let (sf, sg) = (&mut self.scratch, &mut self.scratch_g);
+        crate::parallel::join(
+            || f.backward(params, gf, xv, Op::N, cf, df, sf, false, None),
+            || g.backward(params, gg, yv, Op::N, cg, dg, sg, false, None),
         );
         Ok(())
     }
