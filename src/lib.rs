@@ -41,6 +41,7 @@ pub mod critics;
 pub mod data;
 pub mod error;
 pub mod estimate;
+pub mod figures;
 pub mod gemm;
 pub mod optim;
 pub mod parallel;

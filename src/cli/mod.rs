@@ -169,6 +169,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Draw a figure (trains what it needs): staircase, bias-variance, saturation, sandwich,
+    /// throughput, all. Same code as `cargo bench --bench NAME`.
+    Figure {
+        /// Which figure.
+        name: String,
+        /// Output directory.
+        #[arg(long, default_value = "target/figures")]
+        out: PathBuf,
+        /// Smoke-test sizes.
+        #[arg(long)]
+        quick: bool,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
     /// benchmark-mi's ExternalEstimator protocol: read SAMPLE.csv (X0.., Y0..) and print only
     /// the estimate.
     Bmi {
@@ -217,6 +232,13 @@ pub fn main() -> ExitCode {
         Command::Tasks { dim, mi } => commands::tasks(dim, mi),
         Command::Sample { task, n, dim, mi, seed, out } => commands::sample(&task, n, dim, mi, seed, &out),
         Command::Bmi { sample, dim_x, dim_y, opts } => commands::bmi(&sample, dim_x, dim_y, &opts),
+        Command::Figure { name, out, quick, seed } => {
+            let mut args = vec!["--out".to_string(), out.display().to_string(), "--seed".into(), seed.to_string()];
+            if quick {
+                args.push("--quick".into());
+            }
+            crate::figures::FigureOpts::from_args(args).and_then(|o| crate::figures::run(&name, &o))
+        }
         Command::Throughput { critic, batch, threads, steps, warmup, backend, json } => {
             commands::throughput(&critic, batch, threads, steps, warmup, &backend, json)
         }

@@ -131,6 +131,17 @@ impl Figure {
     }
 }
 
+/// Tick labels without spurious decimals: `20000`, `2.5`, `0.01`.
+fn fmt_tick(v: f64) -> String {
+    if v == v.round() && v.abs() < 1e7 {
+        format!("{v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
 fn bounds(panel: &Panel) -> ((f64, f64), (f64, f64)) {
     let pts = panel.series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
@@ -166,7 +177,9 @@ fn draw_panel<DB: DrawingBackend>(
                 .y_desc(panel.y_label.as_str())
                 .label_style(("sans-serif", 13))
                 .axis_desc_style(("sans-serif", 14))
-                .light_line_style(RGBColor(235, 235, 235))
+                .light_line_style(WHITE)
+                .x_label_formatter(&|v| fmt_tick(*v))
+                .y_label_formatter(&|v| fmt_tick(*v))
                 .draw()?;
             let mut any_label = false;
             for s in &panel.series {

@@ -1,0 +1,282 @@
+//! The Poole et al. staircase for every lower bound, its bias–variance table, and the sandwich.
+
+use super::{FigureOpts, save_both, write_jsonl};
+use crate::bounds::BoundSpec;
+use crate::critics::CriticSpec;
+use crate::data::Task;
+use crate::error::{Error, Result};
+use crate::plot::{Figure, PALETTE, Panel, Series, Style};
+use crate::train::{Data, Schedule, TrainConfig, TrainResult, ema, sandwich as run_sandwich, train};
+use plotters::style::{BLACK, RGBColor};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+const LEVELS: [f64; 5] = [2.0, 4.0, 6.0, 8.0, 10.0];
+const BATCH: usize = 64;
+
+/// One level of one run: the statistics of the bound's value over the last steps of the level.
+#[derive(Clone, Debug, Serialize)]
+pub struct LevelRow {
+    /// `"gaussian"` or `"cubic"`.
+    pub task: String,
+    /// Critic name.
+    pub critic: String,
+    /// Bound label.
+    pub bound: String,
+    /// True MI of the level.
+    pub true_mi: f64,
+    /// Mean of the value over the window.
+    pub mean: f64,
+    /// Standard deviation over the window.
+    pub std: f64,
+    /// `mean − I`.
+    pub bias: f64,
+    /// Variance over the window.
+    pub variance: f64,
+    /// `bias² + variance`.
+    pub mse: f64,
+    /// Steps in the window.
+    pub window: u64,
+}
+
+fn bounds() -> Vec<BoundSpec> {
+    ["infonce", "nwj", "js", "dv", "mine:0.01", "smile:5", "interpolated:0.01"]
+        .iter()
+        .map(|s| BoundSpec::parse(s).unwrap_or(BoundSpec::InfoNce))
+        .collect()
+}
+
+/// One figure panel of a staircase run: raw values faint, EMA (span 200) bold, the true MI as a
+/// black staircase, log N dashed.
+fn panel(r: &TrainResult<f32>, color: RGBColor, title: &str) -> Panel {
+    let (lo, hi) = (-2.0, 12.0);
+    let clip = |v: f64| v.clamp(lo, hi);
+    let raw: Vec<(f64, f64)> = r.trace.iter().map(|s| (s.step as f64, clip(s.value))).collect();
+    let values: Vec<f64> = r.trace.iter().map(|s| s.value).collect();
+    let smooth: Vec<(f64, f64)> =
+        ema(&values, 200.0).into_iter().enumerate().map(|(k, v)| (k as f64, clip(v))).collect();
+    let truth: Vec<(f64, f64)> = r.trace.iter().map(|s| (s.step as f64, s.true_mi.unwrap_or(f64::NAN))).collect();
+    let n = r.trace.len() as f64;
+    let log_n = (r.meta.batch as f64).ln();
+    Panel {
+        title: title.into(),
+        x_label: "training step".into(),
+        y_label: "MI estimate (nats)".into(),
+        series: vec![
+            Series::new("", raw, color, Style::Faint),
+            Series::new("EMA (span 200)", smooth, color, Style::Line(2)),
+            Series::new("true MI", truth, BLACK, Style::Line(2)),
+            Series::new(&format!("log N = {log_n:.2}"), vec![(0.0, log_n), (n, log_n)], PALETTE[6], Style::Dashed),
+        ],
+        y_range: Some((lo, hi)),
+        log_x: false,
+    }
+}
+
+fn level_rows(r: &TrainResult<f32>, task: &str, critic: &str, spl: u64, window: u64) -> Vec<LevelRow> {
+    r.levels(spl, window as f64 / spl as f64)
+        .into_iter()
+        .map(|w| {
+            let mi = w.true_mi.unwrap_or(f64::NAN);
+            let variance = w.std * w.std;
+            LevelRow {
+                task: task.into(),
+                critic: critic.into(),
+                bound: r.meta.bound_label.clone(),
+                true_mi: mi,
+                mean: w.mean,
+                std: w.std,
+                bias: w.mean - mi,
+                variance,
+                mse: (w.mean - mi).powi(2) + variance,
+                window: w.to - w.from,
+            }
+        })
+        .collect()
+}
+
+/// The staircase figures (Gaussian and cubic with the separable critic, Gaussian with the
+/// concat critic), the bias–variance figure and table. Returns the per-level rows.
+pub fn staircase(o: &FigureOpts) -> Result<Vec<LevelRow>> {
+    // Full: 4000 steps per level as Poole et al.; the concat critic (45 steps/s here) gets 1000.
+    let (spl, concat_spl, window) = if o.quick { (40, 10, 20) } else { (4000, 1000, 500) };
+    let configs = [
+        ("gaussian", Task::Gaussian { dim: 20 }, "separable", CriticSpec::poole_separable(), spl),
+        ("cubic", Task::Cubic { dim: 20 }, "separable", CriticSpec::poole_separable(), spl),
+        ("gaussian", Task::Gaussian { dim: 20 }, "concat", CriticSpec::poole_concat(), concat_spl),
+    ];
+    let jobs: Vec<(usize, BoundSpec)> =
+        (0..configs.len()).rev().flat_map(|c| bounds().into_iter().map(move |b| (c, b))).collect();
+    let runs: Vec<Result<(usize, TrainResult<f32>)>> = jobs
+        .par_iter()
+        .map(|&(c, b)| {
+            let (_, task, _, critic, spl) = &configs[c];
+            let data = Data::stream(*task, Schedule::poole(*spl))?;
+            let mut cfg = TrainConfig::new(critic.clone(), b, BATCH, 5 * spl);
+            cfg.seed = o.seed;
+            Ok((c, train::<f32>(&data, &cfg)?))
+        })
+        .collect();
+    let runs = runs.into_iter().collect::<Result<Vec<_>>>()?;
+    let mut rows = Vec::new();
+    for (c, (task, _, critic, _, spl)) in configs.iter().enumerate() {
+        let mine: Vec<&TrainResult<f32>> = runs.iter().filter(|r| r.0 == c).map(|r| &r.1).collect();
+        let panels = mine.iter().enumerate().map(|(k, r)| panel(r, PALETTE[k % 6], &r.meta.bound_label)).collect();
+        let title = format!("{task} task (d = 20), {critic} critic, N = {BATCH}, {spl} steps per level");
+        save_both(
+            &Figure { title, panels, cols: 4, panel_size: (420, 300) },
+            &o.out,
+            &format!("staircase_{task}_{critic}"),
+        )?;
+        for r in mine {
+            rows.extend(level_rows(r, task, critic, *spl, window.min(*spl)));
+        }
+    }
+    write_jsonl(&o.path("staircase.jsonl"), &rows)?;
+    bias_variance(o, &rows)?;
+    Ok(rows)
+}
+
+/// The markdown bias–variance table of the separable Gaussian staircase.
+pub fn bias_variance_table(rows: &[LevelRow], task: &str, critic: &str) -> String {
+    let mut s = format!(
+        "| bound | {} |\n|---|{}\n",
+        LEVELS.map(|l| format!("I = {l}: bias / var / MSE")).join(" | "),
+        "---|".repeat(LEVELS.len())
+    );
+    let mut labels: Vec<&str> = Vec::new();
+    for r in rows.iter().filter(|r| r.task == task && r.critic == critic) {
+        if !labels.contains(&r.bound.as_str()) {
+            labels.push(&r.bound);
+        }
+    }
+    for b in labels {
+        let cells: Vec<String> = rows
+            .iter()
+            .filter(|r| r.task == task && r.critic == critic && r.bound == b)
+            .map(|r| format!("{:+.2} / {:.2} / {:.2}", r.bias, r.variance, r.mse))
+            .collect();
+        let _ = writeln!(s, "| {b} | {} |", cells.join(" | "));
+    }
+    s
+}
+
+fn bias_variance(o: &FigureOpts, rows: &[LevelRow]) -> Result<()> {
+    let sel: Vec<&LevelRow> = rows.iter().filter(|r| r.task == "gaussian" && r.critic == "separable").collect();
+    let mut labels: Vec<&str> = Vec::new();
+    for r in &sel {
+        if !labels.contains(&r.bound.as_str()) {
+            labels.push(&r.bound);
+        }
+    }
+    let metric = |name: &str, f: fn(&LevelRow) -> f64, log: bool| {
+        let series = labels
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                let pts = sel
+                    .iter()
+                    .filter(|r| r.bound == *b)
+                    .map(|r| (r.true_mi, if log { f(r).max(1e-4).log10() } else { f(r) }))
+                    .collect();
+                Series::new(b, pts, PALETTE[k % 8], Style::Line(2))
+            })
+            .collect();
+        Panel {
+            title: name.into(),
+            x_label: "true MI (nats)".into(),
+            y_label: if log { format!("log10 {name} (nats²)") } else { format!("{name} (nats)") },
+            series,
+            y_range: None,
+            log_x: false,
+        }
+    };
+    let fig = Figure {
+        title: "Bias, variance and MSE over the last 500 steps of each level (Gaussian, separable, N = 64)".into(),
+        panels: vec![
+            metric("bias", |r| r.bias.clamp(-8.0, 8.0), false),
+            metric("variance", |r| r.variance, true),
+            metric("MSE", |r| r.mse, true),
+        ],
+        cols: 3,
+        panel_size: (460, 360),
+    };
+    save_both(&fig, &o.out, "bias_variance")?;
+    std::fs::write(o.path("bias_variance.md"), bias_variance_table(rows, "gaussian", "separable"))
+        .map_err(|source| Error::Io { path: o.path("bias_variance.md"), source })
+}
+
+/// Lower bounds (InfoNCE, SMILE) and the upper bounds of a Gaussian q(y|x) (L1Out, CLUB, VUB)
+/// through the staircase, trained side by side on the same batches.
+pub fn sandwich(o: &FigureOpts) -> Result<()> {
+    let spl = if o.quick { 40 } else { 4000 };
+    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(spl))?;
+    let mut lower = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, BATCH, 5 * spl);
+    lower.seed = o.seed;
+    let smile_cfg = TrainConfig { bound: BoundSpec::Smile { tau: 5.0 }, ..lower.clone() };
+    let (sw, smile) = rayon::join(|| run_sandwich::<f32>(&data, &lower, None), || train::<f32>(&data, &smile_cfg));
+    let (sw, smile) = (sw?, smile?);
+    let smooth =
+        |v: &[f64]| -> Vec<(f64, f64)> { ema(v, 200.0).into_iter().enumerate().map(|(k, v)| (k as f64, v)).collect() };
+    let values = |r: &TrainResult<f32>| r.trace.iter().map(|s| s.value).collect::<Vec<_>>();
+    let truth: Vec<(f64, f64)> =
+        sw.lower.trace.iter().map(|s| (s.step as f64, s.true_mi.unwrap_or(f64::NAN))).collect();
+    let curves = vec![
+        Series::new("true MI", truth.clone(), BLACK, Style::Line(3)),
+        Series::new("InfoNCE (lower)", smooth(&values(&sw.lower)), PALETTE[0], Style::Line(2)),
+        Series::new("SMILE τ=5 (lower)", smooth(&values(&smile)), PALETTE[2], Style::Line(2)),
+        Series::new("L1Out (upper)", smooth(&sw.upper.monitors[0].values), PALETTE[1], Style::Line(2)),
+        Series::new("VUB (upper)", smooth(&sw.upper.monitors[2].values), PALETTE[3], Style::Line(2)),
+    ];
+    let mut all = curves.clone();
+    all.push(Series::new("CLUB (upper)", smooth(&values(&sw.upper)), PALETTE[4], Style::Line(2)));
+    let mk = |title: &str, series: Vec<Series>, y: (f64, f64)| Panel {
+        title: title.into(),
+        x_label: "training step".into(),
+        y_label: "MI estimate (nats, EMA span 200)".into(),
+        series,
+        y_range: Some(y),
+        log_x: false,
+    };
+    let fig = Figure {
+        title: format!(
+            "The sandwich: lower and upper bounds through the staircase (d = 20, N = {BATCH}, same batches)"
+        ),
+        panels: vec![
+            mk("lower ≤ I ≤ upper", curves, (0.0, 14.0)),
+            mk("with CLUB (loose: d·ρ²/(1−ρ²) for the exact q)", all, (0.0, 40.0)),
+        ],
+        cols: 2,
+        panel_size: (640, 420),
+    };
+    save_both(&fig, &o.out, "sandwich")?;
+    #[derive(Serialize)]
+    struct Row {
+        true_mi: f64,
+        infonce: f64,
+        smile: f64,
+        l1out: f64,
+        vub: f64,
+        club: f64,
+    }
+    let w = spl.min(500);
+    let rows: Vec<Row> = (0..5u64)
+        .map(|l| {
+            let (from, to) = ((l + 1) * spl - w, (l + 1) * spl);
+            let m = |r: &TrainResult<f32>, k: Option<usize>| match k {
+                None => r.window(from, to).map_or(f64::NAN, |w| w.mean),
+                Some(k) => r.monitor_window(k, from, to).map_or(f64::NAN, |w| w.mean),
+            };
+            Row {
+                true_mi: LEVELS[l as usize],
+                infonce: m(&sw.lower, None),
+                smile: m(&smile, None),
+                l1out: m(&sw.upper, Some(0)),
+                vub: m(&sw.upper, Some(2)),
+                club: m(&sw.upper, None),
+            }
+        })
+        .collect();
+    write_jsonl(&o.path("sandwich.jsonl"), &rows)
+}

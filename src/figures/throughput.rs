@@ -1,0 +1,95 @@
+//! Training steps per second against the batch size, for each critic and gemm backend.
+
+use super::{FigureOpts, save_both, write_jsonl};
+use crate::bounds::BoundSpec;
+use crate::critics::{CriticSpec, Init};
+use crate::data::{Task, rng};
+use crate::error::Result;
+use crate::gemm::{Backend, set_backend};
+use crate::optim::{Adam, AdamConfig};
+use crate::plot::{Figure, PALETTE, Panel, Series, Style};
+use crate::train::{Cursor, Data, Schedule, TrainStep};
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+struct Row {
+    critic: String,
+    backend: &'static str,
+    batch: usize,
+    steps_per_s: f64,
+    gflops: f64,
+}
+
+fn measure(spec: &CriticSpec, n: usize, seconds: f64) -> Result<(f64, f64)> {
+    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 })?;
+    let c = spec.build::<f32>(20, 20)?;
+    let macs = c.macs_per_step(n);
+    let mut p = c.init_params(Init::Torch, 0);
+    let adam = Adam::new(AdamConfig::default(), p.len())?;
+    let mut st = TrainStep::new(c, BoundSpec::InfoNce.build()?, adam, n, (20, 20));
+    let (mut g, mut cur) = (rng(1), Cursor::default());
+    for k in 0..3 {
+        st.run(&mut p, &data, &mut g, &mut cur, k)?;
+    }
+    let t = std::time::Instant::now();
+    let mut k = 0;
+    while t.elapsed().as_secs_f64() < seconds || k < 3 {
+        st.run(&mut p, &data, &mut g, &mut cur, 3 + k)?;
+        k += 1;
+    }
+    let sps = k as f64 / t.elapsed().as_secs_f64();
+    Ok((sps, 2.0 * macs * sps / 1e9))
+}
+
+/// One thread, sequential measurements (no other run competes for the cores).
+pub fn throughput(o: &FigureOpts) -> Result<()> {
+    let seconds = if o.quick { 0.05 } else { 2.0 };
+    let sep_ns: Vec<usize> = if o.quick { vec![32, 64] } else { vec![32, 64, 128, 256, 512] };
+    let cat_ns: Vec<usize> = if o.quick { vec![16] } else { vec![16, 32, 64, 128] };
+    let critics = [
+        ("separable", CriticSpec::poole_separable(), &sep_ns),
+        ("cpc (bilinear)", CriticSpec::parse("cpc")?, &sep_ns),
+        ("concat", CriticSpec::poole_concat(), &cat_ns),
+    ];
+    let mut rows = Vec::new();
+    for &b in Backend::available() {
+        set_backend(b)?;
+        crate::gemm::set_blas_threads(1);
+        for (name, spec, ns) in &critics {
+            for &n in ns.iter() {
+                let (sps, gflops) = measure(spec, n, seconds)?;
+                rows.push(Row { critic: name.to_string(), backend: b.name(), batch: n, steps_per_s: sps, gflops });
+            }
+        }
+    }
+    set_backend(Backend::Native)?;
+    let mut series = Vec::new();
+    let mut k = 0;
+    for &b in Backend::available() {
+        for (name, _, _) in &critics {
+            let pts = rows
+                .iter()
+                .filter(|r| r.backend == b.name() && r.critic == *name)
+                .map(|r| (r.batch as f64, r.steps_per_s.log10()))
+                .collect();
+            let style = if b == Backend::Native { Style::Line(2) } else { Style::Dashed };
+            series.push(Series::new(&format!("{name}, {}", b.name()), pts, PALETTE[k % 3], style));
+            k += 1;
+        }
+    }
+    let fig = Figure {
+        title: "Training throughput (InfoNCE, d = 20, MLPs 256 × 2, f32, 1 thread)".into(),
+        panels: vec![Panel {
+            title: "steps per second".into(),
+            x_label: "batch size N (log scale)".into(),
+            y_label: "log10 steps/s".into(),
+            series,
+            y_range: None,
+            log_x: true,
+        }],
+        cols: 1,
+        panel_size: (720, 460),
+    };
+    save_both(&fig, &o.out, "throughput")?;
+    write_jsonl(&o.path("throughput.jsonl"), &rows)
+}
