@@ -46,3 +46,223 @@ pub fn temperature(o: &FigureOpts) -> Result<()> {
     save_both(&fig, &o.out, "temperature")?;
     write_jsonl(&o.path("temperature.jsonl"), &rows)
 }
+
+/// Synthetic labelled data: `classes` Gaussian clusters in `dim` dimensions.
+fn clusters(n: usize, classes: usize, dim: usize, seed: u64) -> (nalgebra::DMatrix<f64>, Vec<usize>) {
+    use rand::RngExt;
+    let mut g = crate::data::rng(seed);
+    let mut centres = crate::data::rng(9_999);
+    let c: Vec<Vec<f64>> = (0..classes)
+        .map(|_| (0..dim).map(|_| 0.8 * centres.sample::<f64, _>(rand_distr::StandardNormal)).collect())
+        .collect();
+    let labels: Vec<usize> = (0..n).map(|i| i % classes).collect();
+    let x = nalgebra::DMatrix::from_fn(n, dim, |i, k| {
+        c[labels[i]][k] + 1.5 * g.sample::<f64, _>(rand_distr::StandardNormal)
+    });
+    (x, labels)
+}
+
+/// Which contrastive loss trains the encoder.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Objective {
+    /// NT-Xent (plain InfoNCE over the 2N − 1 candidates).
+    InfoNce,
+    /// Debiased with class prior η⁺.
+    Debiased(f64),
+    /// Debiased with hard-negative weights of concentration β.
+    Hard(f64, f64),
+    /// Supervised contrastive (`L_out`), using the labels.
+    SupCon,
+}
+
+/// The loss and `∂loss/∂S` on the `2N × 2N` view-similarity matrix (already divided by τ).
+fn objective_grad(
+    obj: Objective,
+    s: &nalgebra::DMatrix<f64>,
+    labels: &[usize],
+    tau: f64,
+) -> crate::Result<(f64, nalgebra::DMatrix<f64>)> {
+    use crate::bounds::contrastive::{SupConVariant, debiased, hard_negative_weights, nt_xent, supcon};
+    let m = s.nrows();
+    let half = m / 2;
+    match obj {
+        Objective::InfoNce => nt_xent(s),
+        Objective::SupCon => supcon(s, labels, SupConVariant::Out),
+        Objective::Debiased(eta) | Objective::Hard(eta, _) => {
+            let mut grad = nalgebra::DMatrix::zeros(m, m);
+            let mut loss = 0.0;
+            for i in 0..m {
+                let p = (i + half) % m;
+                let negs: Vec<usize> = (0..m).filter(|&k| k != i && k != p).collect();
+                let sn: Vec<f64> = negs.iter().map(|&k| s[(i, k)]).collect();
+                let w = match obj {
+                    Objective::Hard(_, beta) => Some(hard_negative_weights(&sn, beta)),
+                    _ => None,
+                };
+                let (l, dp, dn, de) = debiased(s[(i, p)], &sn, &[s[(i, p)]], eta, tau, w.as_deref())?;
+                loss += l;
+                grad[(i, p)] += (dp + de[0]) / m as f64;
+                for (j, &k) in negs.iter().enumerate() {
+                    grad[(i, k)] += dn[j] / m as f64;
+                }
+            }
+            Ok((loss / m as f64, grad))
+        }
+    }
+}
+
+/// Trains an MLP encoder `16 → 64 → 16` with `obj` on two noisy views of clustered data and
+/// returns the normalised embeddings of held-out samples with their labels.
+pub fn train_encoder(
+    obj: Objective,
+    tau: f64,
+    steps: usize,
+    seed: u64,
+) -> crate::Result<(nalgebra::DMatrix<f64>, Vec<usize>, nalgebra::DMatrix<f64>, Vec<usize>)> {
+    use crate::bounds::contrastive::{cosine_backward, cosine_scores};
+    use crate::critics::mlp::{ContiguousSlice, MlpCache, MlpScratch};
+    use crate::critics::{Activation, Init, Mlp, MlpSpec};
+    use crate::gemm::Op;
+    use rand::RngExt;
+    let (dim, classes, batch) = (16, 8, 64);
+    let (train_x, train_y) = clusters(2048, classes, dim, seed);
+    let (test_x, test_y) = clusters(1024, classes, dim, seed + 1);
+    let mlp = Mlp::new(MlpSpec { input: dim, hidden: vec![64], output: 16, activation: Activation::Relu }, 0);
+    let mut params = vec![0.0f64; mlp.n_params()];
+    let mut g = crate::data::rng(seed);
+    mlp.init(&mut params, Init::Torch, &mut g);
+    let mut adam = crate::optim::Adam::new(crate::optim::AdamConfig { lr: 1e-3, ..Default::default() }, params.len())?;
+    let (mut cache, mut scratch) = (MlpCache::default(), MlpScratch::default());
+    let mut grads = vec![0.0; params.len()];
+    let embed = |params: &[f64], x: &nalgebra::DMatrix<f64>, cache: &mut MlpCache<f64>| -> nalgebra::DMatrix<f64> {
+        let xt = x.transpose();
+        let out = mlp.forward(params, xt.as_view(), Op::N, cache);
+        nalgebra::DMatrix::from_column_slice(16, x.nrows(), out.as_slice_contiguous()).transpose()
+    };
+    for _ in 0..steps {
+        let idx: Vec<usize> = (0..batch).map(|_| g.random_range(0..train_x.nrows())).collect();
+        let base = train_x.select_rows(&idx);
+        let mut views = nalgebra::DMatrix::zeros(2 * batch, dim);
+        for v in 0..2 {
+            for i in 0..batch {
+                for k in 0..dim {
+                    views[(v * batch + i, k)] = base[(i, k)] + 0.5 * g.sample::<f64, _>(rand_distr::StandardNormal);
+                }
+            }
+        }
+        let labels: Vec<usize> = (0..2 * batch).map(|r| train_y[idx[r % batch]]).collect();
+        let z = embed(&params, &views, &mut cache);
+        let s = cosine_scores(&z, &z, tau)?;
+        let (_, ds) = objective_grad(obj, &s, &labels, tau)?;
+        let (dq, dk) = cosine_backward(&z, &z, tau, &ds);
+        let dz = (dq + dk).transpose();
+        mlp.backward(
+            &params,
+            &mut grads,
+            views.transpose().as_view(),
+            Op::N,
+            &cache,
+            dz.as_view(),
+            &mut scratch,
+            false,
+            None,
+        );
+        adam.step(&mut params, &grads)?;
+    }
+    let norm = |m: nalgebra::DMatrix<f64>| {
+        let mut m = m;
+        for mut r in m.row_iter_mut() {
+            let n = r.norm().max(1e-12);
+            r /= n;
+        }
+        m
+    };
+    let tr = norm(embed(&params, &train_x, &mut cache));
+    let te = norm(embed(&params, &test_x, &mut cache));
+    Ok((tr, train_y, te, test_y))
+}
+
+/// Linear-probe accuracy: a least-squares linear classifier on frozen embeddings (ridge
+/// regression to one-hot targets, λ = 1e-3), fitted on the training embeddings, scored on the
+/// test embeddings.
+pub fn linear_probe(tr: &nalgebra::DMatrix<f64>, ytr: &[usize], te: &nalgebra::DMatrix<f64>, yte: &[usize]) -> f64 {
+    let classes = ytr.iter().max().map_or(1, |m| m + 1);
+    let with_bias = |m: &nalgebra::DMatrix<f64>| {
+        nalgebra::DMatrix::from_fn(m.nrows(), m.ncols() + 1, |i, j| if j < m.ncols() { m[(i, j)] } else { 1.0 })
+    };
+    let (a, b) = (with_bias(tr), with_bias(te));
+    let y = nalgebra::DMatrix::from_fn(a.nrows(), classes, |i, c| if ytr[i] == c { 1.0 } else { 0.0 });
+    let gram = a.transpose() * &a + nalgebra::DMatrix::identity(a.ncols(), a.ncols()) * 1e-3;
+    let w = match gram.cholesky() {
+        Some(ch) => ch.solve(&(a.transpose() * y)),
+        None => return f64::NAN,
+    };
+    let pred = b * w;
+    let correct = (0..pred.nrows())
+        .filter(|&i| pred.row(i).iter().enumerate().max_by(|x, y| x.1.total_cmp(y.1)).map(|m| m.0) == Some(yte[i]))
+        .count();
+    correct as f64 / pred.nrows() as f64
+}
+
+/// Uniformity and alignment against τ, and the linear-probe comparison of objectives.
+pub fn contrastive_experiments(o: &FigureOpts) -> Result<()> {
+    use crate::bounds::contrastive::uniformity;
+    let (steps, seeds) = if o.quick { (20, 1u64) } else { (600, 3u64) };
+    let taus = [0.02, 0.1, 0.5, 1.0];
+    #[derive(Serialize)]
+    struct URow {
+        tau: f64,
+        seed: u64,
+        uniformity: f64,
+        probe: f64,
+    }
+    let mut urows = Vec::new();
+    for &tau in &taus {
+        for seed in 0..seeds {
+            let (tr, ytr, te, yte) = train_encoder(Objective::InfoNce, tau, steps, o.seed + seed)?;
+            urows.push(URow { tau, seed, uniformity: uniformity(&te, 2.0), probe: linear_probe(&tr, &ytr, &te, &yte) });
+        }
+    }
+    let pts = |f: fn(&URow) -> f64| -> Vec<(f64, f64)> {
+        taus.iter()
+            .map(|&t| {
+                let v: Vec<f64> = urows.iter().filter(|r| r.tau == t).map(f).collect();
+                (t, v.iter().sum::<f64>() / v.len() as f64)
+            })
+            .collect()
+    };
+    let fig = Figure {
+        title: "NT-Xent encoders on 8 clusters (16-d): temperature against uniformity".into(),
+        panels: vec![Panel {
+            title: "uniformity log E exp(−2‖f(x) − f(y)‖²) of held-out embeddings (lower = more uniform)".into(),
+            x_label: "temperature τ (log scale)".into(),
+            y_label: "uniformity (nats)".into(),
+            series: vec![Series::new("mean over seeds", pts(|r| r.uniformity), PALETTE[0], Style::Line(2))],
+            y_range: None,
+            log_x: true,
+        }],
+        cols: 1,
+        panel_size: (760, 440),
+    };
+    save_both(&fig, &o.out, "uniformity")?;
+    write_jsonl(&o.path("uniformity.jsonl"), &urows)?;
+    let objectives = [
+        ("InfoNCE (NT-Xent)", Objective::InfoNce),
+        ("debiased η⁺ = 1/8", Objective::Debiased(0.125)),
+        ("hard negatives β = 1, η⁺ = 1/8", Objective::Hard(0.125, 1.0)),
+        ("SupCon (labels)", Objective::SupCon),
+    ];
+    let mut table = String::from("| objective (τ = 0.5) | linear-probe accuracy, mean ± sd over seeds |\n|---|---|\n");
+    for (name, obj) in objectives {
+        let acc: Vec<f64> = (0..seeds)
+            .map(|s| {
+                let (tr, ytr, te, yte) = train_encoder(obj, 0.5, steps, o.seed + 100 + s)?;
+                Ok(linear_probe(&tr, &ytr, &te, &yte))
+            })
+            .collect::<Result<_>>()?;
+        let (m, sd) = crate::train::mean_std(acc.iter().copied());
+        table += &format!("| {name} | {m:.3} ± {sd:.3} (n = {}) |\n", acc.len());
+    }
+    std::fs::write(o.path("linear_probe.md"), table)
+        .map_err(|source| crate::Error::Io { path: o.path("linear_probe.md"), source })
+}

@@ -7,7 +7,7 @@ mod saturation;
 mod staircase;
 mod throughput;
 
-pub use contrastive::temperature;
+pub use contrastive::{Objective, contrastive_experiments, linear_probe, temperature, train_encoder};
 pub use saturation::saturation;
 pub use staircase::{bias_variance_table, sandwich, staircase};
 pub use throughput::throughput;
@@ -85,8 +85,10 @@ pub fn run(name: &str, opts: &FigureOpts) -> Result<()> {
         "sandwich" => sandwich(opts),
         "throughput" => throughput(opts),
         "temperature" => temperature(opts),
+        "contrastive" => contrastive_experiments(opts),
         "all" => {
             temperature(opts)?;
+            contrastive_experiments(opts)?;
             staircase(opts)?;
             saturation(opts)?;
             sandwich(opts)?;
@@ -95,7 +97,7 @@ pub fn run(name: &str, opts: &FigureOpts) -> Result<()> {
         other => Err(Error::Unknown {
             kind: "figure",
             name: other.into(),
-            known: "staircase, bias-variance, saturation, sandwich, throughput, temperature, all".into(),
+            known: "staircase, bias-variance, saturation, sandwich, throughput, temperature, contrastive, all".into(),
         }),
     }
 }
