@@ -194,6 +194,7 @@ pub fn trace_figure(est: &Estimate, title: &str) -> Figure {
                 series,
                 y_range: (lo.is_finite() && hi.is_finite()).then_some((lo - 1.5, hi + 0.5)),
                 log_x: false,
+                legend: Default::default(),
             }
         })
         .collect();

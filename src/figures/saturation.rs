@@ -91,6 +91,7 @@ pub fn saturation(o: &FigureOpts) -> Result<()> {
                 ],
                 y_range: Some((0.0, 11.0)),
                 log_x: true,
+                legend: if mi < 10.0 { crate::plot::Legend::UpperLeft } else { crate::plot::Legend::LowerRight },
             }
         })
         .collect();

@@ -64,13 +64,14 @@ fn panel(r: &TrainResult<f32>, color: RGBColor, title: &str) -> Panel {
         x_label: "training step".into(),
         y_label: "MI estimate (nats)".into(),
         series: vec![
-            Series::new("", raw, color, Style::Faint),
+            Series::new("raw (each step)", raw, RGBColor(160, 160, 160), Style::Faint),
             Series::new("EMA (span 200)", smooth, color, Style::Line(2)),
             Series::new("true MI", truth, BLACK, Style::Line(2)),
             Series::new(&format!("log N = {log_n:.2}"), vec![(0.0, log_n), (n, log_n)], PALETTE[6], Style::Dashed),
         ],
         y_range: Some((lo, hi)),
         log_x: false,
+        legend: Default::default(),
     }
 }
 
@@ -115,6 +116,7 @@ pub fn staircase(o: &FigureOpts) -> Result<Vec<LevelRow>> {
             let data = Data::stream(*task, Schedule::poole(*spl))?;
             let mut cfg = TrainConfig::new(critic.clone(), b, BATCH, 5 * spl);
             cfg.seed = o.seed;
+            cfg.keep_diverged = true;
             Ok((c, train::<f32>(&data, &cfg)?))
         })
         .collect();
@@ -122,7 +124,19 @@ pub fn staircase(o: &FigureOpts) -> Result<Vec<LevelRow>> {
     let mut rows = Vec::new();
     for (c, (task, _, critic, _, spl)) in configs.iter().enumerate() {
         let mine: Vec<&TrainResult<f32>> = runs.iter().filter(|r| r.0 == c).map(|r| &r.1).collect();
-        let panels = mine.iter().enumerate().map(|(k, r)| panel(r, PALETTE[k % 6], &r.meta.bound_label)).collect();
+        let panels = mine
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let title = match r.termination.strip_prefix("diverged at step ") {
+                    Some(rest) => {
+                        format!("{} (diverged at step {})", r.meta.bound_label, rest.split(':').next().unwrap_or("?"))
+                    }
+                    None => r.meta.bound_label.clone(),
+                };
+                panel(r, PALETTE[k % 6], &title)
+            })
+            .collect();
         let title = format!("{task} task (d = 20), {critic} critic, N = {BATCH}, {spl} steps per level");
         save_both(
             &Figure { title, panels, cols: 4, panel_size: (420, 300) },
@@ -190,6 +204,7 @@ fn bias_variance(o: &FigureOpts, rows: &[LevelRow]) -> Result<()> {
             series,
             y_range: None,
             log_x: false,
+            legend: if log { crate::plot::Legend::UpperLeft } else { crate::plot::Legend::LowerLeft },
         }
     };
     let fig = Figure {
@@ -214,6 +229,7 @@ pub fn sandwich(o: &FigureOpts) -> Result<()> {
     let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(spl))?;
     let mut lower = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, BATCH, 5 * spl);
     lower.seed = o.seed;
+    lower.keep_diverged = true;
     let smile_cfg = TrainConfig { bound: BoundSpec::Smile { tau: 5.0 }, ..lower.clone() };
     let (sw, smile) = rayon::join(|| run_sandwich::<f32>(&data, &lower, None), || train::<f32>(&data, &smile_cfg));
     let (sw, smile) = (sw?, smile?);
@@ -238,6 +254,7 @@ pub fn sandwich(o: &FigureOpts) -> Result<()> {
         series,
         y_range: Some(y),
         log_x: false,
+        legend: crate::plot::Legend::UpperLeft,
     };
     let fig = Figure {
         title: format!(

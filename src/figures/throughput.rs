@@ -86,6 +86,7 @@ pub fn throughput(o: &FigureOpts) -> Result<()> {
             series,
             y_range: None,
             log_x: true,
+            legend: Default::default(),
         }],
         cols: 1,
         panel_size: (720, 460),

@@ -80,6 +80,20 @@ pub struct Panel {
     pub y_range: Option<(f64, f64)>,
     /// Logarithmic x axis.
     pub log_x: bool,
+    /// Where the legend goes (lower right by default).
+    pub legend: Legend,
+}
+
+/// Legend placement inside a panel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Legend {
+    /// Lower right.
+    #[default]
+    LowerRight,
+    /// Upper left.
+    UpperLeft,
+    /// Lower left.
+    LowerLeft,
 }
 
 /// A grid of panels with an overall title.
@@ -178,6 +192,7 @@ fn draw_panel<DB: DrawingBackend>(
                 .label_style(("sans-serif", 13))
                 .axis_desc_style(("sans-serif", 14))
                 .light_line_style(WHITE)
+                .x_labels(6)
                 .x_label_formatter(&|v| fmt_tick(*v))
                 .y_label_formatter(&|v| fmt_tick(*v))
                 .draw()?;
@@ -201,7 +216,11 @@ fn draw_panel<DB: DrawingBackend>(
             if any_label {
                 chart
                     .configure_series_labels()
-                    .position(SeriesLabelPosition::LowerRight)
+                    .position(match panel.legend {
+                        Legend::LowerRight => SeriesLabelPosition::LowerRight,
+                        Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
+                        Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
+                    })
                     .background_style(WHITE.mix(0.85))
                     .border_style(RGBColor(200, 200, 200))
                     .label_font(("sans-serif", 12))

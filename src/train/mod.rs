@@ -75,6 +75,10 @@ pub struct TrainConfig {
     /// Quantities evaluated on every step's scores without being trained.
     #[serde(default)]
     pub monitors: Vec<Monitor>,
+    /// When a step diverges, return the run up to that step (its `termination` says so)
+    /// instead of [`Error::Diverged`] — for figures that show divergence.
+    #[serde(default)]
+    pub keep_diverged: bool,
 }
 
 impl TrainConfig {
@@ -94,6 +98,7 @@ impl TrainConfig {
             checkpoint: None,
             early_stop: None,
             monitors: Vec::new(),
+            keep_diverged: false,
         }
     }
 
@@ -186,6 +191,9 @@ pub fn train<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> 
         TerminationStatus::Terminated(TerminationReason::SolverExit(why)) => why.clone(),
         other => format!("{other:?}"),
     };
+    if let (Some((step, what)), false) = (res.solver.diverged.clone(), cfg.keep_diverged) {
+        return Err(Error::Diverged { step, what });
+    }
     let params = res.state.param.unwrap_or_default();
     let trace = res.solver.records;
     let k = cfg.monitors.len();

@@ -50,6 +50,8 @@ pub struct Trainer<T: Real> {
     early_stop: Option<EarlyStop>,
     early: EarlyState,
     emit_kv: bool,
+    /// Set when a step diverged: `(step, what)`; the run then stops.
+    pub(crate) diverged: Option<(usize, String)>,
 }
 
 impl<T: Real> Trainer<T> {
@@ -66,6 +68,7 @@ impl<T: Real> Trainer<T> {
             early_stop,
             early: EarlyState::default(),
             emit_kv,
+            diverged: None,
         }
     }
 
@@ -104,7 +107,20 @@ impl<'a, T: Real> Solver<&'a Data, TrainState<T>> for Trainer<T> {
             .take_param()
             .ok_or_else(|| Error::Format { context: "trainer".into(), msg: "no parameters in the state".into() })?;
         let (step, rng, cursor) = (&mut self.step, &mut self.rng, &mut self.cursor);
-        let rec = problem.problem("batches", |data| Ok(step.run(&mut params, data, rng, cursor, iter)?))?;
+        let rec = match problem.problem("batches", |data| Ok(step.run(&mut params, data, rng, cursor, iter)?)) {
+            Ok(r) => r,
+            Err(e) => match e.downcast::<Error>() {
+                // Divergence ends the run; the trace so far is kept (see `TrainConfig::keep_diverged`).
+                Ok(Error::Diverged { step, what }) => {
+                    let why = format!("diverged at step {step}: {what}");
+                    self.diverged = Some((step, what));
+                    let state = state.param(params).terminate_with(TerminationReason::SolverExit(why));
+                    return Ok((state, None));
+                }
+                Ok(other) => return Err(other.into()),
+                Err(other) => return Err(other),
+            },
+        };
         self.records.push(rec);
         self.monitor_trace.extend_from_slice(&self.step.monitor_values);
         self.track(rec.value);

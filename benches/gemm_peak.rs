@@ -1,10 +1,11 @@
-//! GFLOP/s of the gemm backends on the shapes of the Poole critics: `gemm_peak [reps]`.
+//! GFLOP/s of the gemm backends on the shapes of the Poole critics:
+//! `cargo bench [--features blas] --bench gemm_peak [-- REPS]`.
 use mibound::gemm::{Backend, Op, gemm, set_backend, set_blas_threads};
 use nalgebra::DMatrix;
 
 fn main() {
     set_blas_threads(1);
-    let reps: usize = std::env::args().nth(1).map_or(50, |s| s.parse().unwrap());
+    let reps: usize = std::env::args().skip(1).find_map(|s| s.parse().ok()).unwrap_or(50);
     for &b in Backend::available() {
         set_backend(b).unwrap();
         for (m, k, n, oa, ob) in [

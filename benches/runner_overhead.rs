@@ -1,11 +1,12 @@
-//! argmin Executor vs a plain loop over the same training steps, alternating, 5 rounds.
+//! argmin Executor vs a plain loop over the same training steps, alternating, 5 rounds:
+//! `cargo bench --bench runner_overhead [-- STEPS]`.
 use mibound::bounds::BoundSpec;
 use mibound::critics::CriticSpec;
 use mibound::data::{Task, rng};
 use mibound::train::{Cursor, Data, Schedule, TrainConfig, train, trainer};
 
 fn main() {
-    let steps: u64 = std::env::args().nth(1).map_or(1000, |s| s.parse().unwrap());
+    let steps: u64 = std::env::args().skip(1).find_map(|s| s.parse().ok()).unwrap_or(1000);
     let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 }).unwrap();
     let cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, steps);
     let (mut ta, mut tp) = (0.0, 0.0);
