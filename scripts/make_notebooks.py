@@ -20,6 +20,7 @@ fn lines(title: &str, x: &str, y: &str, series: &[(&str, Vec<(f64, f64)>)], hlin
     for &(a, b) in pts { x0 = x0.min(a); x1 = x1.max(a); y0 = y0.min(b); y1 = y1.max(b); }
     for h in hlines { y0 = y0.min(h.1); y1 = y1.max(h.1); }
     let pad = (y1 - y0) * 0.08 + 1e-9;
+    mibound::plot::register_fonts();
     let colors = [RGBColor(0, 114, 178), RGBColor(213, 94, 0), RGBColor(0, 158, 115), RGBColor(204, 121, 167), RGBColor(230, 159, 0), RGBColor(86, 180, 233)];
     evcxr_figure((720, 400), |root| {
         root.fill(&WHITE)?;
@@ -46,12 +47,20 @@ fn lines(title: &str, x: &str, y: &str, series: &[(&str, Vec<(f64, f64)>)], hlin
 }'''
 
 
+COUNTER = [0]
+
+
+def cell_id():
+    COUNTER[0] += 1
+    return f"cell-{COUNTER[0]:03d}"
+
+
 def md(text):
-    return {"cell_type": "markdown", "metadata": {}, "source": text.strip("\n").splitlines(keepends=True)}
+    return {"cell_type": "markdown", "id": cell_id(), "metadata": {}, "source": text.strip("\n").splitlines(keepends=True)}
 
 
 def code(text):
-    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": text.strip("\n").splitlines(keepends=True)}
+    return {"cell_type": "code", "id": cell_id(), "execution_count": None, "metadata": {}, "outputs": [], "source": text.strip("\n").splitlines(keepends=True)}
 
 
 def notebook(cells):
@@ -89,6 +98,7 @@ The lower bounds use the optimal critic (NWJ needs `f* + 1`); the upper bounds a
 use the exact conditional `log p(y|x) = f* + log p(y)`.
 """),
     code("""
+{
 let task = CorrelatedGaussian::with_mi(20, 2.0).unwrap();
 let mut g = rng(0);
 let names = ["infonce", "nwj", "js", "dv", "smile:5", "interpolated:0.5", "club", "loo"];
@@ -107,6 +117,7 @@ for _ in 0..batches {
 }
 println!("true I = {:.3}, log N = {:.3}", task.true_mi(), (128f64).ln());
 for (n, s) in names.iter().zip(&sums) { println!("{n:>18}: {:.3}", s / batches as f64); }
+}
 """),
     md("""
 InfoNCE is slightly below I (its gap is at most `log(1 + (e^{2I} − 1)/N)`), NWJ and JS are
@@ -115,6 +126,7 @@ unbiased, L1Out is a tight upper bound and CLUB a loose one (`d·ρ²/(1−ρ²)
 ## InfoNCE ≤ log N, and how it approaches I as N grows
 """),
     code("""
+let rows: Vec<(String, Vec<(f64, f64)>)> = {
 let mut rows = Vec::new();
 for &mi in &[1.0, 3.0, 6.0] {
     let task = CorrelatedGaussian::with_mi(20, mi).unwrap();
@@ -128,14 +140,18 @@ for &mi in &[1.0, 3.0, 6.0] {
     }
     rows.push((format!("InfoNCE, I = {mi}"), pts));
 }
+rows
+};
 for (name, p) in &rows { println!("{name}: {:?}", p.iter().map(|q| (q.0 as usize, (q.1 * 1000.0).round() / 1000.0)).collect::<Vec<_>>()); }
 """),
     code(PLOT_HELPER),
     code("""
+{
 let logn: Vec<(f64, f64)> = [8.0f64, 512.0].iter().map(|&n| (n, n.ln())).collect();
 let mut series: Vec<(&str, Vec<(f64, f64)>)> = rows.iter().map(|(n, p)| (n.as_str(), p.clone())).collect();
 series.push(("log N", logn));
 lines("InfoNCE of the optimal critic against N", "batch size N", "nats", &series, &[("I = 1", 1.0), ("I = 3", 3.0), ("I = 6", 6.0)], true)
+}
 """),
 ]
 
@@ -155,26 +171,32 @@ use mibound::data::Task;
 use mibound::train::{ema, train, Data, Schedule, TrainConfig};
 """),
     code("""
-let spl = 400;
-let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(spl)).unwrap();
-let sep = train::<f32>(&data, &TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 5 * spl)).unwrap();
+let spl: u64 = 400;
+let sep: mibound::train::TrainResult<f32> = {
+    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(spl)).unwrap();
+    train::<f32>(&data, &TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 5 * spl)).unwrap()
+};
 println!("separable: {:.0} steps/s", sep.steps_per_second());
 for w in sep.levels(spl, 0.25) { println!("  true {:>4.1}: InfoNCE {:.3} ± {:.3}", w.true_mi.unwrap(), w.mean, w.std); }
 """),
     md("The concat critic scores all N² pairs: it is far more expensive per step, so it gets a smaller batch and fewer steps here."),
     code("""
+{
 let spl_c = 60;
 let data_c = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(spl_c)).unwrap();
 let cat = train::<f32>(&data_c, &TrainConfig::new(CriticSpec::poole_concat(), BoundSpec::InfoNce, 32, 5 * spl_c)).unwrap();
 println!("concat: {:.0} steps/s", cat.steps_per_second());
 for w in cat.levels(spl_c, 0.25) { println!("  true {:>4.1}: InfoNCE {:.3}", w.true_mi.unwrap(), w.mean); }
+}
 """),
     code(PLOT_HELPER),
     code("""
+{
 let raw: Vec<f64> = sep.trace.iter().map(|r| r.value).collect();
 let smooth: Vec<(f64, f64)> = ema(&raw, 100.0).into_iter().enumerate().map(|(k, v)| (k as f64, v)).collect();
 let truth: Vec<(f64, f64)> = sep.trace.iter().map(|r| (r.step as f64, r.true_mi.unwrap())).collect();
 lines("Separable critic, InfoNCE, N = 64", "training step", "nats", &[("InfoNCE (EMA 100)", smooth), ("true MI", truth)], &[("log N", 64f64.ln())], false)
+}
 """),
     md("InfoNCE follows the staircase while I ≪ log N and then flattens just under log 64 = 4.16: the bound, not the critic, is the limit."),
 ]
@@ -191,7 +213,8 @@ the ceiling only logarithmically.
     code("""
 use mibound::bounds::{Bound, InfoNce};
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
-let ns = [8usize, 16, 32, 64, 128, 256, 512, 1024];
+let ns: Vec<usize> = vec![8, 16, 32, 64, 128, 256, 512, 1024];
+let curves: Vec<(String, Vec<(f64, f64)>)> = {
 let mut curves = Vec::new();
 for &mi in &[2.0, 5.0, 10.0] {
     let task = CorrelatedGaussian::with_mi(20, mi).unwrap();
@@ -205,12 +228,16 @@ for &mi in &[2.0, 5.0, 10.0] {
     println!("I = {mi:>4}: {:?}", pts.iter().map(|p| (p.1 * 100.0).round() / 100.0).collect::<Vec<_>>());
     curves.push((format!("I = {mi}"), pts));
 }
+curves
+};
 """),
     code(PLOT_HELPER),
     code("""
+{
 let mut series: Vec<(&str, Vec<(f64, f64)>)> = curves.iter().map(|(n, p)| (n.as_str(), p.clone())).collect();
 series.push(("log N", ns.iter().map(|&n| (n as f64, (n as f64).ln())).collect()));
 lines("InfoNCE of the optimal critic", "batch size N", "nats", &series, &[("I = 2", 2.0), ("I = 5", 5.0), ("I = 10", 10.0)], true)
+}
 """),
     md("At I = 2 InfoNCE reaches I by N ≈ 64; at I = 10 it hugs log N all the way to N = 1024 (log 1024 = 6.93 < 10)."),
 ]
@@ -220,8 +247,9 @@ NB["04-sandwich"] = [
 # The sandwich: lower ≤ I ≤ upper
 
 A lower-bound critic (InfoNCE) and a Gaussian conditional model `q(y|x)` trained on the *same*
-batches: the lower bound and the leave-one-out upper bound bracket the truth. A bracket is far
-more trustworthy than one number.
+batches: the lower bound and the leave-one-out upper bound bracket the truth, up to the noise
+of these short runs (each line says whether it holds). A bracket is far more trustworthy than
+one number.
 """),
     code("\n".join(HEADER)),
     code("""
@@ -229,23 +257,28 @@ use mibound::bounds::BoundSpec;
 use mibound::critics::CriticSpec;
 use mibound::data::Task;
 use mibound::train::{ema, sandwich, Data, Schedule, TrainConfig};
-let spl = 500;
-let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Staircase { levels: vec![1.0, 2.0, 3.0], steps_per_level: spl }).unwrap();
-let r = sandwich::<f32>(&data, &TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 3 * spl), None).unwrap();
+let spl: u64 = 500;
+let r: mibound::train::SandwichResult<f32> = {
+    let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Staircase { levels: vec![1.0, 2.0, 3.0], steps_per_level: spl }).unwrap();
+    sandwich::<f32>(&data, &TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 3 * spl), None).unwrap()
+};
 for l in 0..3u64 {
     let (a, b) = (l * spl + spl / 2, (l + 1) * spl);
     let lo = r.lower.window(a, b).unwrap();
     let up = r.upper.monitor_window(0, a, b).unwrap();
-    println!("I = {:.1}: InfoNCE {:.3} ≤ I ≤ L1Out {:.3}   (CLUB {:.3})", lo.true_mi.unwrap(), lo.mean, up.mean, r.upper.window(a, b).unwrap().mean);
+    let mi = lo.true_mi.unwrap();
+    println!("I = {mi:.1}: InfoNCE {:.3}, L1Out {:.3}, CLUB {:.3}; bracket holds: {}", lo.mean, up.mean, r.upper.window(a, b).unwrap().mean, lo.mean <= mi && mi <= up.mean);
 }
 """),
     code(PLOT_HELPER),
     code("""
+{
 let sm = |v: Vec<f64>| ema(&v, 50.0).into_iter().enumerate().map(|(k, v)| (k as f64, v)).collect::<Vec<_>>();
 let lower = sm(r.lower.trace.iter().map(|s| s.value).collect());
 let upper = sm(r.upper.monitors[0].values.clone());
 let truth: Vec<(f64, f64)> = r.lower.trace.iter().map(|s| (s.step as f64, s.true_mi.unwrap())).collect();
 lines("InfoNCE and L1Out bracket the true MI (d = 5, N = 64)", "training step", "nats", &[("InfoNCE (lower)", lower), ("L1Out (upper)", upper), ("true MI", truth)], &[], false)
+}
 """),
     md("CLUB is an upper bound too, but a loose one on Gaussians (`d·ρ²/(1 − ρ²)` even with the exact conditional); L1Out is the tight one here."),
 ]
@@ -263,31 +296,38 @@ folds. Here the "user data" is written to .npy files first, so the notebook is s
 use mibound::data::files::{read_table, write_npy};
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
 use mibound::estimate::{estimate, EstimateConfig};
-let dir = std::env::temp_dir().join("mibound-notebook-05");
+let dir: std::path::PathBuf = std::env::temp_dir().join("mibound-notebook-05");
 std::fs::create_dir_all(&dir).unwrap();
-let task = CorrelatedGaussian::with_mi(5, 1.0).unwrap();
-let (x, y) = task.sample(2000, &mut rng(1));
-write_npy(&dir.join("x.npy"), &x).unwrap();
-write_npy(&dir.join("y.npy"), &y).unwrap();
-let x = read_table(&dir.join("x.npy")).unwrap().values;
-let y = read_table(&dir.join("y.npy")).unwrap().values;
+let true_mi: f64 = {
+    let task = CorrelatedGaussian::with_mi(5, 1.0).unwrap();
+    let (x, y) = task.sample(2000, &mut rng(1));
+    write_npy(&dir.join("x.npy"), &x).unwrap();
+    write_npy(&dir.join("y.npy"), &y).unwrap();
+    task.true_mi()
+};
+let x: nalgebra::DMatrix<f64> = read_table(&dir.join("x.npy")).unwrap().values;
+let y: nalgebra::DMatrix<f64> = read_table(&dir.join("y.npy")).unwrap().values;
 println!("{} samples, dims {} and {}", x.nrows(), x.ncols(), y.ncols());
 """),
     code("""
+{
 let cfg = EstimateConfig { folds: 3, max_steps: 600, ..EstimateConfig::default() };
 let est = estimate(&x, &y, &cfg, false).unwrap();
 for e in &est.estimates {
     println!("{:<12} {:?}  {:.3}  95% [{:.3}, {:.3}]", e.label, e.kind, e.estimate, e.ci95[0], e.ci95[1]);
 }
-println!("true MI: {:.3}; warnings: {:?}", task.true_mi(), est.warnings);
+println!("true MI: {:.3}; warnings: {:?}", true_mi, est.warnings);
+}
 """),
     md("Bad input is an error, not a panic: a NaN names its row and column."),
     code("""
+{
 let mut bad = x.clone();
 bad[(7, 2)] = f64::NAN;
 write_npy(&dir.join("bad.npy"), &bad).unwrap();
 let t = read_table(&dir.join("bad.npy")).unwrap();
 println!("{}", mibound::data::files::check_values(&dir.join("bad.npy"), &t, &[0, 1, 2, 3, 4]).unwrap_err());
+}
 """),
 ]
 

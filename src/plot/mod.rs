@@ -11,7 +11,9 @@ use std::sync::Once;
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 static INIT: Once = Once::new();
 
-fn init_fonts() {
+/// Registers the bundled DejaVu Sans as plotters' `sans-serif` font (idempotent). Figures call it
+/// themselves; call it before drawing with plotters directly (e.g. `evcxr_figure` in a notebook).
+pub fn register_fonts() {
     INIT.call_once(|| {
         for style in [FontStyle::Normal, FontStyle::Bold, FontStyle::Italic, FontStyle::Oblique] {
             // The font is bundled and valid; a failure here would only lose text, not data.
@@ -113,7 +115,7 @@ impl Figure {
     /// Writes the figure to `path`: SVG for `.svg`, PNG otherwise. The file appears only when
     /// drawing succeeded (written to a temporary name, then renamed).
     pub fn save(&self, path: &Path) -> Result<()> {
-        init_fonts();
+        register_fonts();
         let cols = self.cols.max(1);
         let rows = self.panels.len().div_ceil(cols).max(1);
         let size = (self.panel_size.0 * cols as u32, self.panel_size.1 * rows as u32 + 40);
