@@ -112,14 +112,12 @@ fn objective_grad(
     }
 }
 
+/// Normalised embeddings (rows) with their class labels.
+pub type Labelled = (nalgebra::DMatrix<f64>, Vec<usize>);
+
 /// Trains an MLP encoder `16 → 64 → 16` with `obj` on two noisy views of clustered data and
-/// returns the normalised embeddings of held-out samples with their labels.
-pub fn train_encoder(
-    obj: Objective,
-    tau: f64,
-    steps: usize,
-    seed: u64,
-) -> crate::Result<(nalgebra::DMatrix<f64>, Vec<usize>, nalgebra::DMatrix<f64>, Vec<usize>)> {
+/// returns the normalised embeddings of the training and of held-out samples with their labels.
+pub fn train_encoder(obj: Objective, tau: f64, steps: usize, seed: u64) -> crate::Result<(Labelled, Labelled)> {
     use crate::bounds::contrastive::{cosine_backward, cosine_scores};
     use crate::critics::mlp::{ContiguousSlice, MlpCache, MlpScratch};
     use crate::critics::{Activation, Init, Mlp, MlpSpec};
@@ -180,7 +178,7 @@ pub fn train_encoder(
     };
     let tr = norm(embed(&params, &train_x, &mut cache));
     let te = norm(embed(&params, &test_x, &mut cache));
-    Ok((tr, train_y, te, test_y))
+    Ok(((tr, train_y), (te, test_y)))
 }
 
 /// Linear-probe accuracy: a least-squares linear classifier on frozen embeddings (ridge
@@ -220,7 +218,7 @@ pub fn contrastive_experiments(o: &FigureOpts) -> Result<()> {
     let mut urows = Vec::new();
     for &tau in &taus {
         for seed in 0..seeds {
-            let (tr, ytr, te, yte) = train_encoder(Objective::InfoNce, tau, steps, o.seed + seed)?;
+            let ((tr, ytr), (te, yte)) = train_encoder(Objective::InfoNce, tau, steps, o.seed + seed)?;
             urows.push(URow { tau, seed, uniformity: uniformity(&te, 2.0), probe: linear_probe(&tr, &ytr, &te, &yte) });
         }
     }
@@ -258,7 +256,7 @@ pub fn contrastive_experiments(o: &FigureOpts) -> Result<()> {
     for (name, obj) in objectives {
         let acc: Vec<f64> = (0..seeds)
             .map(|s| {
-                let (tr, ytr, te, yte) = train_encoder(obj, 0.5, steps, o.seed + 100 + s)?;
+                let ((tr, ytr), (te, yte)) = train_encoder(obj, 0.5, steps, o.seed + 100 + s)?;
                 Ok(linear_probe(&tr, &ytr, &te, &yte))
             })
             .collect::<Result<_>>()?;

@@ -7,7 +7,7 @@ mod saturation;
 mod staircase;
 mod throughput;
 
-pub use contrastive::{Objective, contrastive_experiments, linear_probe, temperature, train_encoder};
+pub use contrastive::{Labelled, Objective, contrastive_experiments, linear_probe, temperature, train_encoder};
 pub use saturation::saturation;
 pub use staircase::{bias_variance_table, sandwich, staircase};
 pub use throughput::throughput;
