@@ -71,8 +71,12 @@ fn no_overflow_at_magnitude_80_in_f32() {
 #[test]
 fn bad_shapes_and_parameters_are_errors_not_panics() {
     let mut b = InfoNce::<f64>::new();
-    assert!(b.value(&DMatrix::zeros(3, 4)).is_err());
+    // InfoNCE takes N × M with M ≥ N (extra columns are extra negatives): fewer columns than
+    // rows, or a single row, is an error; the other bounds need a square matrix.
+    assert!(b.value(&DMatrix::zeros(4, 3)).is_err());
     assert!(b.value(&DMatrix::zeros(1, 1)).is_err());
+    assert!((b.value(&DMatrix::zeros(3, 4)).unwrap() - 0.0).abs() < 1e-12, "a constant critic gives 0 over any M");
+    assert!(BoundSpec::Nwj.build::<f64>().unwrap().value(&DMatrix::zeros(3, 4)).is_err());
     for bad in ["smile:-1", "mine:0", "mine:2", "interpolated:1.5", "nosuch", "tuba", "smile:abc"] {
         let e = BoundSpec::parse(bad).unwrap_err().to_string();
         assert!(!e.is_empty(), "{bad}");

@@ -1,7 +1,7 @@
 //! InfoNCE / CPC (van den Oord et al. 2018).
 
 use super::stable::{diag_mean, exp_in_place, row_max};
-use super::{Bound, BoundKind, BoundValue, prepare};
+use super::{Bound, BoundKind, BoundValue, prepare_rect};
 use crate::error::Result;
 use crate::real::Real;
 use nalgebra::DMatrix;
@@ -15,6 +15,10 @@ use nalgebra::DMatrix;
 ///
 /// Low variance, but it can never exceed `log N`; tight when `I ≪ log N` and the critic is
 /// `log p(y|x) + c(x)`.
+///
+/// It also accepts an `N × M` matrix with `M > N`: the extra columns are further negatives (a
+/// MoCo queue of past keys, [`crate::critics::Moco`]); the value is then
+/// `log M + mean_i [S_ii − log Σ_j e^{S_ij}] ≤ log M`.
 #[derive(Clone, Debug, Default)]
 pub struct InfoNce<T: Real = f32> {
     row_max: Vec<T>,
@@ -40,7 +44,8 @@ impl<T: Real> Bound<T> for InfoNce<T> {
     }
 
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
-        let n = prepare(scores, grad)?;
+        let n = prepare_rect(scores, grad)?;
+        let m = scores.ncols();
         self.row_max.resize(n, T::zero());
         self.row_sum.resize(n, T::zero());
         let s = scores.as_slice();
@@ -62,7 +67,7 @@ impl<T: Real> Bound<T> for InfoNce<T> {
             lse_mean += self.row_max[i].to_f64() + self.row_sum[i].to_f64().ln();
         }
         lse_mean /= n as f64;
-        let value = (n as f64).ln() + diag_mean(s, n) - lse_mean;
+        let value = (m as f64).ln() + diag_mean(s, n) - lse_mean;
         // ∂/∂S_ij = (δ_ij − e_ij / Σ_j e_ij) / N; row_sum now holds −1/(N·Σ).
         let inv_n = T::of(1.0 / n as f64);
         for v in self.row_sum.iter_mut() {

@@ -132,6 +132,23 @@ pub(crate) fn prepare<T: Real>(scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Re
     Ok(r)
 }
 
+/// Like [`prepare`] but allows `N × M` with `M ≥ N`: the first N columns hold the joint pairs
+/// on their diagonal, the remaining `M − N` columns are extra negatives (e.g. a MoCo queue).
+pub(crate) fn prepare_rect<T: Real>(scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<usize> {
+    let (r, c) = scores.shape();
+    if c < r || r < 2 {
+        return Err(Error::Shape {
+            what: "score matrix".into(),
+            expected: "N × M with M ≥ N ≥ 2".into(),
+            got: format!("{r} × {c}"),
+        });
+    }
+    if grad.shape() != (r, c) {
+        *grad = DMatrix::zeros(r, c);
+    }
+    Ok(r)
+}
+
 /// Checks a per-column vector (a baseline, noise log-probabilities) against `N`.
 pub(crate) fn check_len(what: &str, len: usize, n: usize) -> Result<()> {
     if len == n {

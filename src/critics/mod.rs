@@ -20,12 +20,14 @@ mod bilinear;
 mod concat;
 mod gaussian;
 pub mod mlp;
+mod moco;
 mod separable;
 
 pub use bilinear::Bilinear;
 pub use concat::Concat;
 pub use gaussian::{GaussianConditional, Variance};
 pub use mlp::{Activation, Init, Mlp, MlpSpec};
+pub use moco::Moco;
 pub use separable::{Separable, Similarity};
 
 use crate::data::Rng;
@@ -70,6 +72,10 @@ pub trait Critic<T: Real>: Send {
     /// Multiply-adds of one forward plus backward pass at batch size `n` (`n × n` scores), for
     /// throughput reporting.
     fn macs_per_step(&self, n: usize) -> f64;
+
+    /// Called by the training step after each optimiser update (MoCo's momentum update and
+    /// queue). No-op for ordinary critics.
+    fn after_step(&mut self, _params: &[T]) {}
 
     /// For a critic that models `q(y|x)` in closed form: the variational upper bound
     /// `E_x KL(q(y|x) ‖ r(y))` of the last batch with the best diagonal-Gaussian `r`. `None` for
@@ -176,6 +182,22 @@ pub enum CriticSpec {
         /// Learned (bounded) or fixed log-variance.
         variance: Variance,
     },
+    /// [`Moco`]: a shared encoder for x (queries) and y (keys, momentum copy), cosine / τ, and
+    /// a queue of past keys as extra negatives (needs `dim_x == dim_y`; use with InfoNCE).
+    Moco {
+        /// Hidden widths of the encoder.
+        hidden: Vec<usize>,
+        /// Embedding dimension.
+        embed: usize,
+        /// Hidden activation.
+        activation: Activation,
+        /// Temperature τ.
+        tau: f64,
+        /// Momentum m of `θk ← m·θk + (1 − m)·θq`.
+        momentum: f64,
+        /// Queue length K (a multiple of the batch is natural).
+        queue: usize,
+    },
     /// [`Concat`].
     Concat {
         /// Hidden widths (the first is the split layer `Wx·x + Wy·y`).
@@ -220,6 +242,14 @@ impl CriticSpec {
             },
             "concat" => Self::poole_concat(),
             "gaussian" => Self::gaussian(),
+            "moco" => CriticSpec::Moco {
+                hidden: vec![256, 256],
+                embed: 32,
+                activation: Activation::Relu,
+                tau: 0.1,
+                momentum: 0.99,
+                queue: 1024,
+            },
             "gaussian-mean" => CriticSpec::Gaussian {
                 hidden: vec![256, 256],
                 activation: Activation::Relu,
@@ -231,7 +261,7 @@ impl CriticSpec {
                 return Err(Error::Unknown {
                     kind: "critic",
                     name: s.into(),
-                    known: "separable, cosine, bilinear, cpc, concat, gaussian, gaussian-mean".into(),
+                    known: "separable, cosine, bilinear, cpc, concat, gaussian, gaussian-mean, moco".into(),
                 });
             }
         })
@@ -250,6 +280,9 @@ impl CriticSpec {
                 Box::new(Bilinear::new(dim_x, dim_y, hidden.as_deref(), *embed, *activation)?)
             }
             CriticSpec::Concat { hidden, activation } => Box::new(Concat::new(dim_x, dim_y, hidden, *activation)?),
+            CriticSpec::Moco { hidden, embed, activation, tau, momentum, queue } => {
+                Box::new(Moco::new(dim_x, dim_y, hidden, *embed, *activation, *tau, *momentum, *queue)?)
+            }
             CriticSpec::Gaussian { hidden, activation, variance } => {
                 Box::new(GaussianConditional::new(dim_x, dim_y, hidden, *activation, *variance)?)
             }

@@ -110,7 +110,7 @@ impl<T: Real> Separable<T> {
 }
 
 /// Normalises each `e`-long column of `src` into `dst`, storing the norms.
-fn normalise<T: Real>(src: &[T], e: usize, dst: &mut Vec<T>, norms: &mut Vec<T>) {
+pub(crate) fn normalise<T: Real>(src: &[T], e: usize, dst: &mut Vec<T>, norms: &mut Vec<T>) {
     dst.resize(src.len(), T::zero());
     norms.resize(src.len() / e, T::zero());
     let floor = T::of(1e-12);
@@ -122,7 +122,7 @@ fn normalise<T: Real>(src: &[T], e: usize, dst: &mut Vec<T>, norms: &mut Vec<T>)
 }
 
 /// In place: `d ← (d − ĥ (ĥ·d)) / ‖h‖` per column (backprop through `h ↦ h/‖h‖`).
-fn normalise_backward<T: Real>(d: &mut [T], hat: &[T], norms: &[T], e: usize) {
+pub(crate) fn normalise_backward<T: Real>(d: &mut [T], hat: &[T], norms: &[T], e: usize) {
     for ((dc, hc), &n) in d.chunks_exact_mut(e).zip(hat.chunks_exact(e)).zip(norms) {
         let dot = dc.iter().zip(hc).fold(T::zero(), |a, (&x, &y)| a + x * y);
         dc.iter_mut().zip(hc).for_each(|(x, &h)| *x = (*x - h * dot) / n);

@@ -129,6 +129,7 @@ impl<T: Real> TrainStep<T> {
         self.adam
             .step(params, &self.grads)
             .map_err(|_| Error::Diverged { step: step as usize, what: "gradient norm is not finite".into() })?;
+        self.critic.after_step(params);
         if step % PARAM_CHECK_EVERY == 0
             && let Some(k) = params.iter().position(|p| !p.finite())
         {
