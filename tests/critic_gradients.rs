@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::random_matrix;
+use common::{assert_param_grads, random_matrix};
 use mibound::critics::{Activation, Bilinear, Concat, Critic, Init, Separable, Similarity};
 use nalgebra::DMatrix;
 
@@ -21,25 +21,10 @@ fn check(what: &str, critic: &mut dyn Critic<f64>, n: usize, m: usize) {
     assert_eq!(s.shape(), (n, m));
     let mut grads = vec![f64::NAN; params.len()]; // backward must overwrite every entry
     critic.backward(&params, &c, &mut grads).unwrap();
-    let h = 1e-5;
-    let mut p = params.clone();
-    for k in 0..params.len() {
-        let mut loss = |p: &[f64]| {
-            critic.scores(p, &x, &y, &mut s).unwrap();
-            s.component_mul(&c).sum()
-        };
-        p[k] = params[k] + h;
-        let up = loss(&p);
-        p[k] = params[k] - h;
-        let down = loss(&p);
-        p[k] = params[k];
-        let num = (up - down) / (2.0 * h);
-        assert!(
-            (grads[k] - num).abs() <= 1e-6 * (1.0 + num.abs()),
-            "{what}: parameter {k}: analytic {} vs numeric {num}",
-            grads[k]
-        );
-    }
+    assert_param_grads(what, &params, &grads, |p| {
+        critic.scores(p, &x, &y, &mut s).unwrap();
+        s.component_mul(&c).sum()
+    });
 }
 
 const ACTS: [Activation; 5] = [

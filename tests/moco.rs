@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::random_matrix;
+use common::{assert_param_grads, random_matrix};
 use mibound::bounds::BoundSpec;
 use mibound::critics::{Activation, Critic, CriticSpec, Init, Moco};
 use mibound::data::Task;
@@ -31,21 +31,10 @@ fn query_gradient_matches_finite_differences_with_a_filled_queue() {
     let w = random_matrix(4, 10, 1.0, 9);
     let mut g = vec![f64::NAN; p.len()];
     c.backward(&p, &w, &mut g).unwrap();
-    let h = 1e-5;
-    let mut q = p.clone();
-    for k in 0..p.len() {
-        let mut loss = |q: &[f64]| {
-            c.scores(q, &x, &y, &mut s).unwrap();
-            s.component_mul(&w).sum()
-        };
-        q[k] = p[k] + h;
-        let up = loss(&q);
-        q[k] = p[k] - h;
-        let down = loss(&q);
-        q[k] = p[k];
-        let num = (up - down) / (2.0 * h);
-        assert!((g[k] - num).abs() <= 1e-6 * (1.0 + num.abs()), "parameter {k}: {} vs {num}", g[k]);
-    }
+    assert_param_grads("moco query encoder", &p, &g, |q| {
+        c.scores(q, &x, &y, &mut s).unwrap();
+        s.component_mul(&w).sum()
+    });
 }
 
 #[test]

@@ -51,7 +51,7 @@ pub fn load_xy(
             (tx.clone(), x)
         }
     };
-    let same = std::ptr::eq(y_path, x) || y_path == x;
+    let same = y_path == x;
     let (cx, cy) = if same {
         let cy =
             columns(y_path, &ty, y_cols, &x_cols.map(|s| select_columns(x, &tx, s)).transpose()?.unwrap_or_default())?;

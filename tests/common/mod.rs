@@ -49,3 +49,23 @@ pub fn mean_se(v: &[f64]) -> (f64, f64) {
     let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
     (m, (var / n).sqrt())
 }
+
+/// Checks `grads` (∂L/∂params from a backward pass) against central differences of `loss`,
+/// one parameter at a time; tolerance as in [`assert_grad_close`].
+pub fn assert_param_grads(what: &str, params: &[f64], grads: &[f64], mut loss: impl FnMut(&[f64]) -> f64) {
+    let h = 1e-5;
+    let mut p = params.to_vec();
+    for k in 0..params.len() {
+        p[k] = params[k] + h;
+        let up = loss(&p);
+        p[k] = params[k] - h;
+        let down = loss(&p);
+        p[k] = params[k];
+        let num = (up - down) / (2.0 * h);
+        assert!(
+            (grads[k] - num).abs() <= 1e-6 * (1.0 + num.abs()),
+            "{what}: parameter {k}: analytic {} vs numeric {num}",
+            grads[k]
+        );
+    }
+}
