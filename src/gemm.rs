@@ -7,8 +7,12 @@
 //! - [`Backend::Blas`]: OpenBLAS through CBLAS (cargo feature `blas`, system `libopenblas-dev`);
 //!   transposition is a CBLAS flag.
 //!
-//! The backend is a process-wide setting ([`set_backend`]); the default is `Native` (see the
-//! README for the measurement behind that choice).
+//! The backend is a process-wide setting ([`set_backend`]). The default is `Blas` when it is
+//! compiled in and `Native` otherwise: OpenBLAS is as fast or faster on every critic shape
+//! measured (docs/performance.md) and keeps its packing buffers between calls, so a training
+//! step on it makes no heap allocation at all (tests/train_no_alloc.rs for Rust's allocator,
+//! benches/count_allocations.sh for C's); `matrixmultiply` allocates one packing buffer per
+//! product. OpenBLAS runs one thread per product unless [`set_blas_threads`] says otherwise.
 
 use crate::real::Real;
 use nalgebra::{DMatrixView, DMatrixViewMut};
@@ -71,7 +75,8 @@ impl std::str::FromStr for Backend {
     }
 }
 
-static BACKEND: AtomicU8 = AtomicU8::new(0);
+static BACKEND: AtomicU8 =
+    AtomicU8::new(if cfg!(feature = "blas") { Backend::Blas as u8 } else { Backend::Native as u8 });
 static CALLS: AtomicU64 = AtomicU64::new(0);
 
 /// Products computed so far in this process (non-empty ones), for diagnostics: the native
@@ -96,8 +101,9 @@ pub fn backend() -> Backend {
     if BACKEND.load(Ordering::Relaxed) == Backend::Blas as u8 { Backend::Blas } else { Backend::Native }
 }
 
-/// Sets the number of OpenBLAS threads (no effect on the native backend, which is
-/// single-threaded).
+/// Sets the number of OpenBLAS threads inside each product (default 1; no effect on the
+/// native backend, which is single-threaded). Threads for a whole step are
+/// [`crate::parallel::set_threads`].
 pub fn set_blas_threads(threads: usize) {
     #[cfg(feature = "blas")]
     blas::set_threads(threads);
@@ -159,7 +165,24 @@ pub fn gemm<T: Real>(
         Backend::Native => native(alpha, a, op_a, b, op_b, beta, c),
         Backend::Blas => {
             #[cfg(feature = "blas")]
-            blas::gemm(alpha, a, op_a, b, op_b, beta, c);
+            if m == 1 {
+                // A row-vector result: OpenBLAS's small-matrix kernel for this shape mallocs a
+                // buffer on every call (benches/count_allocations.sh found it in the concat
+                // critic's output layer). The same product transposed, cᵀ = op(B)ᵀ·op(A)ᵀ, reads
+                // and writes the same memory (a 1 × k or 1 × n column-major matrix is also its
+                // own k × 1 or n × 1 transpose) and does not allocate.
+                let flip = if op_b == Op::N { Op::T } else { Op::N };
+                // SAFETY: checked above: `a` and `c` are contiguous with k and n elements.
+                let (at, ct) = unsafe {
+                    (
+                        DMatrixView::from_slice(std::slice::from_raw_parts(a.as_ptr(), k), k, 1),
+                        DMatrixViewMut::from_slice(std::slice::from_raw_parts_mut(c.as_mut_ptr(), n), n, 1),
+                    )
+                };
+                blas::gemm(alpha, b, flip, at, Op::N, beta, ct);
+            } else {
+                blas::gemm(alpha, a, op_a, b, op_b, beta, c);
+            }
             #[cfg(not(feature = "blas"))]
             unreachable!("the blas backend cannot be selected without the feature");
         }
@@ -242,12 +265,18 @@ mod blas {
     use cblas_sys::{CBLAS_LAYOUT, CBLAS_TRANSPOSE, cblas_dgemm, cblas_sgemm};
     use nalgebra::{DMatrixView, DMatrixViewMut};
     use std::any::TypeId;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     unsafe extern "C" {
         fn openblas_set_num_threads(n: std::os::raw::c_int);
     }
 
+    /// Whether the thread count was set; OpenBLAS's own default is every core, which
+    /// oversubscribes the machine when steps or runs are already parallel.
+    static THREADS_SET: AtomicBool = AtomicBool::new(false);
+
     pub fn set_threads(n: usize) {
+        THREADS_SET.store(true, Ordering::Relaxed);
         // SAFETY: a plain setter in OpenBLAS, callable at any time.
         unsafe { openblas_set_num_threads(n.max(1) as std::os::raw::c_int) }
     }
@@ -268,6 +297,9 @@ mod blas {
         beta: T,
         mut c: DMatrixViewMut<'_, T>,
     ) {
+        if !THREADS_SET.load(Ordering::Relaxed) {
+            set_threads(1);
+        }
         let (m, n) = c.shape();
         let k = if op_a == Op::N { a.ncols() } else { a.nrows() };
         let (lda, ldb, ldc) = (a.nrows().max(1) as i32, b.nrows().max(1) as i32, m.max(1) as i32);

@@ -207,3 +207,25 @@ fn bmi_protocol_prints_exactly_one_number() {
     text.trim().parse::<f64>().expect("a float");
     fails_with(&run(&["bmi", &f, "3", "2"]), &["4 columns", "5"]);
 }
+
+#[test]
+fn train_runs_a_staircase_and_refuses_bad_settings() {
+    let out = run(&["train", "--mi", "1,2", "--steps", "60", "--batch", "16", "--dim", "3", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "one JSON object per level");
+    for (level, (v, mi)) in lines.iter().zip([1.0, 2.0]).enumerate() {
+        assert_eq!(v["level"], level);
+        assert!((v["true_mi"].as_f64().unwrap() - mi).abs() < 1e-9);
+        assert_eq!(v["tail_steps"], 12, "the last 20 % of 60 steps");
+        // InfoNCE never exceeds log N, whatever the critic learned.
+        let (est, log_n) = (v["estimate_mean"].as_f64().unwrap(), v["log_batch"].as_f64().unwrap());
+        assert!(est.is_finite() && est <= log_n, "{v}");
+    }
+    fails_with(&run(&["train", "--threads", "0"]), &["threads"]);
+    fails_with(&run(&["train", "--tail", "1.5"]), &["tail"]);
+    fails_with(&run(&["train", "--bound", "nope"]), &["nope"]);
+    fails_with(&run(&["train", "--task", "nope"]), &["nope"]);
+    fails_with(&run(&["train", "--bound", "loo", "--steps", "5"]), &["gaussian critic"]);
+}

@@ -19,7 +19,9 @@ fn naive(a: &DMatrix<f64>, op_a: Op, b: &DMatrix<f64>, op_b: Op) -> DMatrix<f64>
 
 fn check_all(backend: Backend) {
     set_backend(backend).unwrap();
-    for &(m, k, n) in &[(1, 1, 1), (3, 2, 4), (5, 5, 5), (7, 3, 1), (64, 20, 256), (33, 65, 17)] {
+    for &(m, k, n) in
+        &[(1, 1, 1), (3, 2, 4), (5, 5, 5), (7, 3, 1), (1, 256, 300), (1, 7, 1), (64, 20, 256), (33, 65, 17)]
+    {
         for op_a in [Op::N, Op::T] {
             for op_b in [Op::N, Op::T] {
                 let a = if op_a == Op::N { random_matrix(m, k, 1.0, 1) } else { random_matrix(k, m, 1.0, 1) };

@@ -1,6 +1,6 @@
 //! The subcommands.
 
-use super::EstimateOpts;
+use super::{EstimateOpts, ThroughputOpts, TrainOpts};
 use crate::bounds::{Bound, BoundKind, BoundSpec};
 use crate::critics::{Activation, CriticSpec, Similarity};
 use crate::data::files::{Table, check_values, read_csv, read_table, select_columns, write_npy};
@@ -348,16 +348,63 @@ pub fn optimal(dim: usize, batch: usize, batches: usize, seed: u64) -> Result<()
     Ok(())
 }
 
+/// `mibound train`: one run of the runner on a staircase, one line (or JSON object) per level.
+pub fn train(o: &TrainOpts) -> Result<()> {
+    use crate::train::{Data, Schedule, TrainConfig};
+    if o.mi.is_empty() || o.steps == 0 || o.threads == 0 || !(o.tail > 0.0 && o.tail <= 1.0) {
+        return Err(Error::param(
+            "mi/steps/threads/tail",
+            format!("{:?}/{}/{}/{}", o.mi, o.steps, o.threads, o.tail),
+            "need at least one MI level, steps ≥ 1, threads ≥ 1 and 0 < tail ≤ 1",
+        ));
+    }
+    crate::parallel::set_threads(o.threads);
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(o.threads).build_global();
+    let task = Task::parse(&o.task, o.dim)?;
+    let data = Data::stream(task, Schedule::Staircase { levels: o.mi.clone(), steps_per_level: o.steps })?;
+    let mut cfg = TrainConfig::new(
+        CriticSpec::parse(&o.critic)?,
+        BoundSpec::parse(&o.bound)?,
+        o.batch,
+        o.steps * o.mi.len() as u64,
+    );
+    cfg.adam.lr = o.lr;
+    cfg.seed = o.seed;
+    cfg.progress = !(o.quiet || o.json);
+    cfg.trace = o.trace.clone();
+    let res = crate::train::train::<f32>(&data, &cfg)?;
+    let (wall, sps) = (res.wall_seconds, res.steps_per_second());
+    let log_n = (o.batch as f64).ln();
+    if !o.json {
+        println!(
+            "{} · {} critic · {} task, d = {} · N = {} (log N = {log_n:.3}) · {} steps per level · {} thread(s)",
+            res.meta.bound_label, o.critic, o.task, o.dim, o.batch, o.steps, o.threads
+        );
+        println!("  true MI   estimate ± std (last {:.0} % of the level)", 100.0 * o.tail);
+    }
+    for (level, w) in res.levels(o.steps, o.tail).iter().enumerate() {
+        let true_mi = w.true_mi.unwrap_or(f64::NAN);
+        if o.json {
+            let v = serde_json::json!({"tool": "mibound", "estimator": o.bound, "critic": o.critic, "task": o.task,
+                "batch": o.batch, "threads": o.threads, "seed": o.seed, "dim": o.dim, "level": level,
+                "true_mi": true_mi, "log_batch": log_n, "steps": o.steps, "tail_steps": w.to - w.from,
+                "estimate_mean": w.mean, "estimate_std": w.std, "run_wall_s": wall, "steps_per_s": sps,
+                "backend": res.meta.backend, "n_params": res.params.len()});
+            println!("{v}");
+        } else {
+            println!("  {true_mi:7.3}   {:8.3} ± {:.3}", w.mean, w.std);
+        }
+    }
+    if !o.json {
+        println!("{} steps in {wall:.2} s ({sps:.0} steps/s, {} backend)", res.trace.len(), res.meta.backend);
+    }
+    Ok(())
+}
+
 /// `mibound throughput`.
-pub fn throughput(
-    critic: &str,
-    batch: usize,
-    threads: usize,
-    steps: u64,
-    warmup: u64,
-    backend: &str,
-    as_json: bool,
-) -> Result<()> {
+pub fn throughput(o: &ThroughputOpts) -> Result<()> {
+    let (critic, batch, threads, gemm_threads, steps, warmup, as_json) =
+        (o.critic.as_str(), o.batch, o.threads, o.gemm_threads, o.steps, o.warmup, o.json);
     use crate::train::{Cursor, Data, Schedule, TrainStep};
     if steps == 0 || batch < 2 || threads == 0 {
         return Err(Error::param(
@@ -366,12 +413,16 @@ pub fn throughput(
             "need steps ≥ 1, batch ≥ 2, threads ≥ 1",
         ));
     }
-    let b: crate::gemm::Backend = backend.parse()?;
+    let b = match &o.backend {
+        Some(name) => name.parse()?,
+        None => crate::gemm::backend(),
+    };
     crate::gemm::set_backend(b)?;
-    crate::gemm::set_blas_threads(if b == crate::gemm::Backend::Blas { threads } else { 1 });
-    // Our own concurrency (the separable critic's two encoders) is off for the BLAS backend,
-    // which threads inside each product instead.
-    crate::parallel::set_threads(if b == crate::gemm::Backend::Native { threads } else { 1 });
+    if gemm_threads > 1 && b != crate::gemm::Backend::Blas {
+        return Err(Error::param("gemm threads", gemm_threads, "only the blas backend threads inside a product"));
+    }
+    crate::gemm::set_blas_threads(gemm_threads.max(1));
+    crate::parallel::set_threads(threads);
     let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
     let spec = match critic {
         "separable" => CriticSpec::poole_separable(),
@@ -396,19 +447,22 @@ pub fn throughput(
         st.run(&mut params, &data, &mut g, &mut cur, k)?;
     }
     let t = std::time::Instant::now();
-    for k in 0..steps {
-        st.run(&mut params, &data, &mut g, &mut cur, warmup + k)?;
-    }
+    crate::parallel::on_pool(|| -> Result<()> {
+        for k in 0..steps {
+            st.run(&mut params, &data, &mut g, &mut cur, warmup + k)?;
+        }
+        Ok(())
+    })?;
     let secs = t.elapsed().as_secs_f64();
     let sps = steps as f64 / secs;
     let gflops = 2.0 * macs * sps / 1e9;
     if as_json {
-        let v = serde_json::json!({"tool": "mibound", "critic": critic, "batch": batch, "threads": threads, "steps": steps,
+        let v = serde_json::json!({"tool": "mibound", "critic": critic, "batch": batch, "threads": threads, "gemm_threads": gemm_threads, "steps": steps,
             "seconds": secs, "steps_per_s": sps, "gflops": gflops, "backend": b.name(), "params": params.len()});
         println!("{v}");
     } else {
         println!(
-            "{critic} critic, N = {batch}, {threads} thread(s), {} backend: {sps:.1} steps/s ({:.3} ms/step), {gflops:.1} GFLOP/s",
+            "{critic} critic, N = {batch}, {threads} thread(s), {} backend ({gemm_threads} per product): {sps:.1} steps/s ({:.3} ms/step), {gflops:.1} GFLOP/s",
             b.name(),
             1e3 / sps
         );

@@ -143,32 +143,13 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Train one critic through a staircase of MI levels on a built-in task (Poole et al.'s
+    /// benchmark, the same run as `torch_staircase.py`) and print each level's estimate: the
+    /// mean ± std of the bound over the last `--tail` of the level's steps.
+    Train(TrainOpts),
     /// Training steps per second of the Poole et al. configuration (d = 20, MLPs 256 × 2,
     /// embedding 32, InfoNCE, Adam), with the achieved GFLOP/s.
-    Throughput {
-        /// separable, concat or bilinear (CPC: f(x)ᵀ W g(y) with the same MLPs).
-        #[arg(long, default_value = "separable")]
-        critic: String,
-        /// Batch size N.
-        #[arg(long, default_value_t = 64)]
-        batch: usize,
-        /// Threads for one step (the two encoders, or the concat blocks, run concurrently;
-        /// OpenBLAS threads with --backend blas).
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Timed steps.
-        #[arg(long, default_value_t = 1000)]
-        steps: u64,
-        /// Untimed warm-up steps.
-        #[arg(long, default_value_t = 50)]
-        warmup: u64,
-        /// gemm backend: native or blas (needs --features blas).
-        #[arg(long, default_value = "native")]
-        backend: String,
-        /// Print one JSON object.
-        #[arg(long)]
-        json: bool,
-    },
+    Throughput(ThroughputOpts),
     /// Draw a figure (trains what it needs): staircase, bias-variance, saturation, sandwich,
     /// throughput, all. Same code as `cargo bench --bench NAME`.
     Figure {
@@ -196,6 +177,84 @@ enum Command {
         #[command(flatten)]
         opts: EstimateOpts,
     },
+}
+
+/// Options of `mibound throughput`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ThroughputOpts {
+    /// separable, concat or bilinear (CPC: f(x)ᵀ W g(y) with the same MLPs).
+    #[arg(long, default_value = "separable")]
+    pub critic: String,
+    /// Batch size N.
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
+    /// Threads for one step: the separable critic's two encoders and Adam's halves run
+    /// concurrently (either backend).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// OpenBLAS threads inside each product (--backend blas only).
+    #[arg(long, default_value_t = 1)]
+    pub gemm_threads: usize,
+    /// Timed steps.
+    #[arg(long, default_value_t = 1000)]
+    pub steps: u64,
+    /// Untimed warm-up steps.
+    #[arg(long, default_value_t = 50)]
+    pub warmup: u64,
+    /// gemm backend: native or blas (needs --features blas); default: blas when compiled in.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `mibound train`; the defaults are Poole et al.'s configuration.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TrainOpts {
+    /// The bound trained and reported (infonce, nwj, tuba, dv, mine, js, smile:TAU, ...).
+    #[arg(long, default_value = "infonce")]
+    pub bound: String,
+    /// Critic: separable, cosine, bilinear, cpc, concat (gaussian for club/loo/ba).
+    #[arg(long, default_value = "separable")]
+    pub critic: String,
+    /// Task (see `mibound tasks`).
+    #[arg(long, default_value = "gaussian")]
+    pub task: String,
+    /// Dimension of x and of y.
+    #[arg(long, default_value_t = 20)]
+    pub dim: usize,
+    /// MI levels in nats, comma-separated; one critic is trained through all of them.
+    #[arg(long, default_value = "2,4,6,8,10", value_delimiter = ',')]
+    pub mi: Vec<f64>,
+    /// Training steps per level.
+    #[arg(long, default_value_t = 4000)]
+    pub steps: u64,
+    /// Batch size N.
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
+    /// Adam learning rate.
+    #[arg(long, default_value_t = 5e-4)]
+    pub lr: f64,
+    /// Threads for one step (the separable critic's encoders and Adam's halves run
+    /// concurrently; results are bit-identical to one thread).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Fraction of each level's steps averaged for its estimate.
+    #[arg(long, default_value_t = 0.2)]
+    pub tail: f64,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print one JSON object per level instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the per-step trace (CSV).
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Only the estimation options, to read their defaults.
@@ -239,9 +298,8 @@ pub fn main() -> ExitCode {
             }
             crate::figures::FigureOpts::from_args(args).and_then(|o| crate::figures::run(&name, &o))
         }
-        Command::Throughput { critic, batch, threads, steps, warmup, backend, json } => {
-            commands::throughput(&critic, batch, threads, steps, warmup, &backend, json)
-        }
+        Command::Train(opts) => commands::train(&opts),
+        Command::Throughput(opts) => commands::throughput(&opts),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

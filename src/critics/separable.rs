@@ -189,36 +189,44 @@ impl<T: Real> Critic<T> for Separable<T> {
         self.df.resize(e * n, T::zero());
         self.dg.resize(e * m, T::zero());
         let dsv = view(ds.as_slice(), n, m);
-        match self.similarity {
-            Similarity::Dot => {
-                // ∂F = G·∂Sᵀ (e × n), ∂G = F·∂S (e × m).
-                let (fx, gy) = (self.f.output(&self.cf), self.g.output(&self.cg));
-                gemm(T::one(), gy, Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.df, e, n));
-                gemm(T::one(), fx, Op::N, dsv, Op::N, T::zero(), view_mut(&mut self.dg, e, m));
-            }
-            Similarity::Cosine { learn, .. } => {
-                let inv_tau = T::one() / self.tau_used;
-                gemm(inv_tau, view(&self.gh, e, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.df, e, n));
-                gemm(inv_tau, view(&self.fh, e, n), Op::N, dsv, Op::N, T::zero(), view_mut(&mut self.dg, e, m));
-                if learn {
-                    // ∂/∂log τ = −Σ ∂S ⊙ S = −Σ F̂ ⊙ ∂F̂.
-                    let dot = self.fh.iter().zip(&self.df).fold(T::zero(), |a, (&h, &d)| a + h * d);
-                    grads[np - 1] = -dot;
-                }
-                normalise_backward(&mut self.df, &self.fh, &self.fnorm, e);
-                normalise_backward(&mut self.dg, &self.gh, &self.gnorm, e);
-            }
-        }
+        // ∂F = G·∂Sᵀ (e × n) and ∂G = F·∂S (e × m), each followed by its encoder's backward
+        // pass; the two branches touch disjoint state and run concurrently with 2 threads.
+        let (scale, cosine, learn) = match self.similarity {
+            Similarity::Dot => (T::one(), false, false),
+            Similarity::Cosine { learn, .. } => (T::one() / self.tau_used, true, learn),
+        };
         let (gf, rest) = grads.split_at_mut(self.f.n_params());
         let gg = &mut rest[..self.g.n_params()];
         let (f, g, cf, cg) = (&self.f, &self.g, &self.cf, &self.cg);
+        // The encoders' outputs (dot) or their normalised versions (cosine) multiply ∂S.
+        let (fs, gs) = if cosine { (view(&self.fh, e, n), view(&self.gh, e, m)) } else { (f.output(cf), g.output(cg)) };
         let (xv, yv) = (view(&self.xt, dx, n), view(&self.yt, dy, m));
-        let (df, dg) = (view(&self.df, e, n), view(&self.dg, e, m));
+        let (df, dg) = (&mut self.df, &mut self.dg);
+        let (fh, gh, fnorm, gnorm) = (&self.fh, &self.gh, &self.fnorm, &self.gnorm);
         let (sf, sg) = (&mut self.scratch, &mut self.scratch_g);
-        crate::parallel::join(
-            || f.backward(params, gf, xv, Op::N, cf, df, sf, false, None),
-            || g.backward(params, gg, yv, Op::N, cg, dg, sg, false, None),
+        let (dlog_tau, ()) = crate::parallel::join(
+            || {
+                gemm(scale, gs, Op::N, dsv, Op::T, T::zero(), view_mut(df, e, n));
+                // ∂/∂log τ = −Σ ∂S ⊙ S = −Σ F̂ ⊙ ∂F̂.
+                let dot =
+                    if learn { fh.iter().zip(df.iter()).fold(T::zero(), |a, (&h, &d)| a + h * d) } else { T::zero() };
+                if cosine {
+                    normalise_backward(df, fh, fnorm, e);
+                }
+                f.backward(params, gf, xv, Op::N, cf, view(df, e, n), sf, false, None);
+                -dot
+            },
+            || {
+                gemm(scale, fs, Op::N, dsv, Op::N, T::zero(), view_mut(dg, e, m));
+                if cosine {
+                    normalise_backward(dg, gh, gnorm, e);
+                }
+                g.backward(params, gg, yv, Op::N, cg, view(dg, e, m), sg, false, None);
+            },
         );
+        if learn {
+            grads[np - 1] = dlog_tau;
+        }
         Ok(())
     }
 

@@ -101,7 +101,7 @@ impl<T: Real> Adam<T> {
             step_size: T::of(c.lr / (1.0 - c.beta1.powi(t))),
             inv_bc2_sqrt: T::of(1.0 / (1.0 - c.beta2.powi(t)).sqrt()),
         };
-        update_dispatch(k, params, grads, &mut self.m, &mut self.v);
+        update_parallel(k, params, grads, &mut self.m, &mut self.v);
         Ok(norm)
     }
 }
@@ -157,6 +157,22 @@ fn update<T: Real>(k: Coefficients<T>, params: &mut [T], grads: &[T], m: &mut [T
 #[target_feature(enable = "avx2")]
 fn update_avx2<T: Real>(k: Coefficients<T>, params: &mut [T], grads: &[T], m: &mut [T], v: &mut [T]) {
     update(k, params, grads, m, v)
+}
+
+/// The update of long parameter vectors in two halves, concurrently when the step may use two
+/// threads ([`crate::parallel`]): it is element-wise, so the result does not depend on the split,
+/// and it is memory-bound (four arrays that do not fit in L2), so the second core's bandwidth helps.
+fn update_parallel<T: Real>(k: Coefficients<T>, params: &mut [T], grads: &[T], m: &mut [T], v: &mut [T]) {
+    const MIN_SPLIT: usize = 1 << 14;
+    if params.len() < MIN_SPLIT || crate::parallel::threads() < 2 {
+        return update_dispatch(k, params, grads, m, v);
+    }
+    let half = (params.len() / 2).next_multiple_of(64);
+    let (p0, p1) = params.split_at_mut(half);
+    let (g0, g1) = grads.split_at(half);
+    let (m0, m1) = m.split_at_mut(half);
+    let (v0, v1) = v.split_at_mut(half);
+    crate::parallel::join(|| update_dispatch(k, p0, g0, m0, v0), || update_dispatch(k, p1, g1, m1, v1));
 }
 
 fn update_dispatch<T: Real>(k: Coefficients<T>, params: &mut [T], grads: &[T], m: &mut [T], v: &mut [T]) {

@@ -156,6 +156,10 @@ pub fn trainer<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<(Trainer<T>, V
 /// naming the step. With a checkpoint configured, an existing checkpoint file of the same
 /// configuration is resumed from, and the result is bit-identical to an uninterrupted run.
 pub fn train<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> {
+    crate::parallel::on_pool(|| run(data, cfg))
+}
+
+fn run<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> {
     if cfg.steps == 0 {
         return Err(Error::param("steps", 0, "must be at least 1"));
     }
@@ -165,7 +169,7 @@ pub fn train<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> 
             Error::param("BA entropy H(Y)", "(unknown)", "this data has no analytic H(Y): give ba:<nats>")
         })?;
         let cfg = TrainConfig { bound: BoundSpec::Ba { entropy_y: Some(h) }, ..cfg.clone() };
-        return train(data, &cfg);
+        return run(data, &cfg);
     }
     let (solver, params) = trainer::<T>(data, cfg)?;
     let bound_label = solver.step.bound.label();
