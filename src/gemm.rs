@@ -111,6 +111,35 @@ pub fn set_blas_threads(threads: usize) {
     let _ = threads;
 }
 
+/// The shapes `(m, k, n, op(A), op(B))` on which [`measure_gflops`] measures the gemm peak: the
+/// Poole critics' layer products at growing N, and a large square product.
+pub const PEAK_SHAPES: [(usize, usize, usize, Op, Op); 6] = [
+    (256, 256, 64, Op::N, Op::N),
+    (256, 256, 512, Op::N, Op::N),
+    (256, 256, 2048, Op::N, Op::N),
+    (256, 2048, 256, Op::N, Op::T),
+    (256, 256, 2048, Op::T, Op::N),
+    (1024, 1024, 1024, Op::N, Op::N),
+];
+
+/// GFLOP/s of the current backend on one f32 product shape, `reps` timed repetitions after
+/// three untimed ones. The machine's single-thread peak is the best of [`PEAK_SHAPES`].
+pub fn measure_gflops(shape: (usize, usize, usize, Op, Op), reps: usize) -> f64 {
+    use nalgebra::DMatrix;
+    let (m, k, n, oa, ob) = shape;
+    let a = if oa == Op::N { DMatrix::<f32>::from_element(m, k, 0.5) } else { DMatrix::from_element(k, m, 0.5) };
+    let b = if ob == Op::N { DMatrix::<f32>::from_element(k, n, 0.25) } else { DMatrix::from_element(n, k, 0.25) };
+    let mut c = DMatrix::<f32>::zeros(m, n);
+    for _ in 0..3 {
+        gemm(1.0, a.as_view(), oa, b.as_view(), ob, 0.0, c.as_view_mut());
+    }
+    let t = std::time::Instant::now();
+    for _ in 0..reps.max(1) {
+        gemm(1.0, a.as_view(), oa, b.as_view(), ob, 0.0, c.as_view_mut());
+    }
+    2.0 * (m * k * n) as f64 * reps.max(1) as f64 / t.elapsed().as_secs_f64() / 1e9
+}
+
 /// A read-only column-major matrix over a slice: `rows × cols`, element `(i, j)` at
 /// `data[i + j·rows]`.
 pub fn view<T: Real>(data: &[T], rows: usize, cols: usize) -> DMatrixView<'_, T> {

@@ -54,3 +54,24 @@ fn non_finite_gradients_and_bad_configs_are_errors() {
     assert!(Adam::<f32>::new(AdamConfig { lr: -1.0, ..AdamConfig::default() }, 2).is_err());
     assert!(Adam::<f32>::new(AdamConfig { beta2: 1.0, ..AdamConfig::default() }, 2).is_err());
 }
+
+#[test]
+fn ascending_an_objective_is_descending_its_negation_bit_for_bit() {
+    // f32 with decay and clipping active, long enough for the AVX2 body and its remainder.
+    let config = AdamConfig { weight_decay: 0.01, max_grad_norm: Some(0.5), ..AdamConfig::default() };
+    let n = 1000;
+    let (mut up, mut down) = (vec![0.0f32; n], vec![0.0f32; n]);
+    for (i, (u, d)) in up.iter_mut().zip(down.iter_mut()).enumerate() {
+        *u = (i as f32 * 0.37).sin();
+        *d = *u;
+    }
+    let (mut a, mut b) = (Adam::<f32>::new(config.clone(), n).unwrap(), Adam::<f32>::new(config, n).unwrap());
+    for step in 0..5 {
+        let g: Vec<f32> = (0..n).map(|i| ((i + step) as f32 * 0.11).cos() * 0.3).collect();
+        let neg: Vec<f32> = g.iter().map(|v| -v).collect();
+        a.ascend(&mut up, &g).unwrap();
+        b.step(&mut down, &neg).unwrap();
+    }
+    assert!(up == down, "ascend(g) and step(−g) differ");
+    assert!(up.iter().zip((0..n).map(|i| (i as f32 * 0.37).sin())).any(|(p, p0)| *p != p0), "parameters moved");
+}

@@ -52,15 +52,14 @@ impl<T: Real> Bound<T> for InfoNce<T> {
         let g = grad.as_mut_slice();
         row_max(s, n, &mut self.row_max);
         self.row_sum.iter_mut().for_each(|v| *v = T::zero());
-        // g_ij = e^{S_ij − m_i}; row sums accumulate column by column (contiguous reads).
+        // g_ij = e^{S_ij − m_i}; row sums accumulate column by column (contiguous reads), one
+        // pass per column while it is in L1.
         for (scol, gcol) in s.chunks_exact(n).zip(g.chunks_exact_mut(n)) {
             for i in 0..n {
                 gcol[i] = scol[i] - self.row_max[i];
             }
-        }
-        exp_in_place(g);
-        for gcol in g.chunks_exact(n) {
-            self.row_sum.iter_mut().zip(gcol).for_each(|(r, &e)| *r += e);
+            exp_in_place(gcol);
+            self.row_sum.iter_mut().zip(gcol.iter()).for_each(|(r, &e)| *r += e);
         }
         let mut lse_mean = 0.0f64;
         for i in 0..n {

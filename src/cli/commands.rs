@@ -456,9 +456,19 @@ pub fn throughput(o: &ThroughputOpts) -> Result<()> {
     let secs = t.elapsed().as_secs_f64();
     let sps = steps as f64 / secs;
     let gflops = 2.0 * macs * sps / 1e9;
+    // The single-thread gemm peak of this backend, measured now, beside the run.
+    let peak = if o.peak {
+        crate::gemm::set_blas_threads(1);
+        let p = crate::gemm::PEAK_SHAPES.iter().map(|&sh| crate::gemm::measure_gflops(sh, 20)).fold(0.0, f64::max);
+        crate::gemm::set_blas_threads(gemm_threads.max(1));
+        Some(p)
+    } else {
+        None
+    };
     if as_json {
         let v = serde_json::json!({"tool": "mibound", "critic": critic, "batch": batch, "threads": threads, "gemm_threads": gemm_threads, "steps": steps,
-            "seconds": secs, "steps_per_s": sps, "gflops": gflops, "backend": b.name(), "params": params.len()});
+            "seconds": secs, "steps_per_s": sps, "gflops": gflops, "backend": b.name(), "params": params.len(),
+            "peak_gflops": peak});
         println!("{v}");
     } else {
         println!(
@@ -466,6 +476,9 @@ pub fn throughput(o: &ThroughputOpts) -> Result<()> {
             b.name(),
             1e3 / sps
         );
+        if let Some(p) = peak {
+            println!("single-thread gemm peak of this backend, measured now: {p:.1} GFLOP/s ({:.0} % of it)", 100.0 * gflops / p);
+        }
     }
     Ok(())
 }

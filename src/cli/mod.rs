@@ -192,6 +192,10 @@ pub struct ThroughputOpts {
     /// concurrently (either backend).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Also measure the backend's single-thread gemm peak (best of `gemm::PEAK_SHAPES`) after
+    /// the run and report the step's share of it.
+    #[arg(long)]
+    pub peak: bool,
     /// OpenBLAS threads inside each product (--backend blas only).
     #[arg(long, default_value_t = 1)]
     pub gemm_threads: usize,

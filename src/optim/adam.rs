@@ -74,6 +74,17 @@ impl<T: Real> Adam<T> {
     /// loss (to minimise). Returns the gradient's global L2 norm before clipping (in `f64`);
     /// when it is not finite the parameters are left untouched and an error names it.
     pub fn step(&mut self, params: &mut [T], grads: &[T]) -> Result<f64> {
+        self.update(params, grads, T::one())
+    }
+
+    /// The same update for maximising: `grads` is the gradient of an objective, and the step
+    /// is the one [`Adam::step`] takes on its negation (bit for bit: the sign is folded into
+    /// the update's gradient scale, which saves a pass negating the gradient).
+    pub fn ascend(&mut self, params: &mut [T], grads: &[T]) -> Result<f64> {
+        self.update(params, grads, -T::one())
+    }
+
+    fn update(&mut self, params: &mut [T], grads: &[T], sign: T) -> Result<f64> {
         if params.len() != self.m.len() || grads.len() != self.m.len() {
             return Err(Error::Shape {
                 what: "Adam parameters/gradients".into(),
@@ -86,10 +97,11 @@ impl<T: Real> Adam<T> {
             return Err(Error::param("gradient norm", norm, "is not finite"));
         }
         let c = &self.config;
-        let scale = match c.max_grad_norm {
-            Some(max) if norm > max => T::of(max / (norm + 1e-6)),
-            _ => T::one(),
-        };
+        let scale = sign
+            * match c.max_grad_norm {
+                Some(max) if norm > max => T::of(max / (norm + 1e-6)),
+                _ => T::one(),
+            };
         self.t += 1;
         let t = self.t as i32;
         let k = Coefficients {

@@ -123,11 +123,11 @@ impl<T: Real> TrainStep<T> {
                 None => self.critic.variational_upper_bound().unwrap_or(f64::NAN),
             };
         }
-        // The bound returns ∂objective/∂S; the optimiser minimises the loss −objective.
-        self.ds.neg_mut();
+        // The bound returns ∂objective/∂S; backprop is linear in it, so the parameter gradient
+        // is that of the objective, which Adam ascends.
         self.critic.backward(params, &self.ds, &mut self.grads)?;
         self.adam
-            .step(params, &self.grads)
+            .ascend(params, &self.grads)
             .map_err(|_| Error::Diverged { step: step as usize, what: "gradient norm is not finite".into() })?;
         self.critic.after_step(params);
         if step % PARAM_CHECK_EVERY == 0
