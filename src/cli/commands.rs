@@ -477,7 +477,10 @@ pub fn throughput(o: &ThroughputOpts) -> Result<()> {
             1e3 / sps
         );
         if let Some(p) = peak {
-            println!("single-thread gemm peak of this backend, measured now: {p:.1} GFLOP/s ({:.0} % of it)", 100.0 * gflops / p);
+            println!(
+                "single-thread gemm peak of this backend, measured now: {p:.1} GFLOP/s ({:.0} % of it)",
+                100.0 * gflops / p
+            );
         }
     }
     Ok(())
