@@ -5,8 +5,9 @@
 # each mibound run also measures the backend's single-thread gemm peak (`--peak`), so the
 # "% of peak" column compares numbers taken minutes apart on the same machine.
 #
-#   MIBOUND_TORCH_PYTHON=~/.cache/torch-venv/bin/python benches/compare_torch.sh [--quick]
+#   MIBOUND_TORCH_PYTHON=~/.cache/torch-venv/bin/python benches/compare_torch.sh [--quick] [--native]
 #
+# --native measures the default (pure-Rust) build even where OpenBLAS is installed.
 # Skips cleanly (exit 0) when MIBOUND_TORCH_PYTHON is unset or cannot import torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,10 +16,15 @@ if [ -z "$PY" ] || ! "$PY" -c "import torch" >/dev/null 2>&1; then
     echo "compare_torch: skipped (set MIBOUND_TORCH_PYTHON to a Python with torch)"
     exit 0
 fi
-ROUNDS=3; STEPS_SCALE=1
-if [ "${1:-}" = "--quick" ]; then ROUNDS=1; STEPS_SCALE=10; fi
-FEATURES=""
+ROUNDS=3; STEPS_SCALE=1; FEATURES=""
 if ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so '; then FEATURES="--features blas"; fi
+for arg in "$@"; do
+    case "$arg" in
+        --quick) ROUNDS=1; STEPS_SCALE=10 ;;
+        --native) FEATURES="" ;;
+        *) echo "usage: benches/compare_torch.sh [--quick] [--native]" >&2; exit 2 ;;
+    esac
+done
 # shellcheck disable=SC2086
 cargo build --release -q $FEATURES
 BIN=target/release/mibound
