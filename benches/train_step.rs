@@ -18,6 +18,7 @@ fn poole_data() -> Data {
 fn step(c: &mut Criterion) {
     set_blas_threads(1);
     let data = poole_data();
+    let default_backend = mibound::gemm::backend();
     for &backend in Backend::available() {
         set_backend(backend).unwrap();
         for (critic, n) in [
@@ -39,7 +40,7 @@ fn step(c: &mut Criterion) {
             });
         }
     }
-    set_backend(Backend::Native).unwrap();
+    set_backend(default_backend).unwrap();
 }
 
 /// 200 steps through argmin's Executor (`train`) against 200 plain `TrainStep::run` calls.

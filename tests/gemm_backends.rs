@@ -18,6 +18,7 @@ fn naive(a: &DMatrix<f64>, op_a: Op, b: &DMatrix<f64>, op_b: Op) -> DMatrix<f64>
 }
 
 fn check_all(backend: Backend) {
+    let default_backend = mibound::gemm::backend();
     set_backend(backend).unwrap();
     for &(m, k, n) in
         &[(1, 1, 1), (3, 2, 4), (5, 5, 5), (7, 3, 1), (1, 256, 300), (1, 7, 1), (64, 20, 256), (33, 65, 17)]
@@ -42,7 +43,7 @@ fn check_all(backend: Backend) {
             }
         }
     }
-    set_backend(Backend::Native).unwrap();
+    set_backend(default_backend).unwrap();
 }
 
 #[test]
@@ -60,4 +61,11 @@ fn every_available_backend_matches_naive_products() {
     if !cfg!(feature = "blas") {
         assert!(set_backend(Backend::Blas).is_err(), "blas must be refused when not compiled in");
     }
+}
+
+#[test]
+fn the_default_backend_is_openblas_when_compiled_in() {
+    let _g = LOCK.lock().unwrap();
+    let expected = if cfg!(feature = "blas") { Backend::Blas } else { Backend::Native };
+    assert_eq!(mibound::gemm::backend(), expected);
 }

@@ -52,6 +52,7 @@ pub fn throughput(o: &FigureOpts) -> Result<()> {
         ("concat", CriticSpec::poole_concat(), &cat_ns),
     ];
     let mut rows = Vec::new();
+    let default_backend = crate::gemm::backend();
     for &b in Backend::available() {
         set_backend(b)?;
         crate::gemm::set_blas_threads(1);
@@ -62,7 +63,7 @@ pub fn throughput(o: &FigureOpts) -> Result<()> {
             }
         }
     }
-    set_backend(Backend::Native)?;
+    set_backend(default_backend)?;
     let mut series = Vec::new();
     let mut k = 0;
     for &b in Backend::available() {
