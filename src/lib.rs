@@ -30,8 +30,11 @@
 //!   each returning its value and the gradient of its training objective w.r.t. `S`.
 //! - [`data`]: distributions with analytic MI and their optimal critics.
 //! - [`critics`]: separable, bilinear and concat critics with hand-written backprop.
-//! - [`gemm`]: the one matrix-product module (nalgebra/matrixmultiply or OpenBLAS).
+//! - [`gemm`]: the one matrix-product module (matrixmultiply, or OpenBLAS with `--features blas`,
+//!   then the default).
 //! - [`optim`]: the Adam optimiser.
+//! - [`train`]: problem → step → runner; [`parallel`]: how many threads one step may use;
+//!   [`estimate`]: held-out estimates with intervals; [`plot`], [`figures`], [`cli`].
 
 #![warn(missing_docs)]
 
