@@ -38,7 +38,9 @@ separable 256 2 300
 separable 512 2 150
 bilinear 64 1 1000
 concat 64 1 40
-concat 128 1 10"
+concat 128 1 10
+concat 64 2 40
+concat 128 2 10"
 field() { python3 -c "import sys,json; print(max(json.loads(l)['$1'] for l in sys.stdin if l.strip()))"; }
 echo "| critic | N | threads | backend | mibound steps/s | PyTorch steps/s | ratio | mibound GFLOP/s | % of threads × 1-thread gemm peak |"
 echo "|---|---|---|---|---|---|---|---|---|"

@@ -1,7 +1,8 @@
 //! How many threads one training step may use. With more than one, independent halves of a
 //! step run concurrently (the separable and cosine critics' two encoders, each with its share
-//! of the score gradient; the two halves of Adam's element-wise update); the arithmetic is
-//! unchanged, so results are bit-identical for any setting (tests/parallel_steps.rs).
+//! of the score gradient; the concat critic's two halves of pair blocks; the two halves of
+//! Adam's element-wise update); the arithmetic is unchanged, so results are bit-identical for
+//! any setting (tests/parallel_steps.rs).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -72,6 +72,18 @@ fn concat_cached_and_recomputed_blocks() {
 }
 
 #[test]
+fn concat_with_blocks_in_two_halves() {
+    // N = 40: blocks of 51 columns. M = 70 → 2 blocks (one per half); M = 140 → 3 blocks (two
+    // in the first half, one in the second). Cached and recomputed, with a Tanh tail.
+    for m in [70, 140] {
+        let mut cached = Concat::new(2, 3, &[5, 4], Activation::Tanh).unwrap();
+        check(&format!("concat cached, M = {m}"), &mut cached, 40, m);
+        let mut recompute = Concat::new(2, 3, &[5, 4], Activation::Tanh).unwrap().with_cache_budget(0);
+        check(&format!("concat recomputed, M = {m}"), &mut recompute, 40, m);
+    }
+}
+
+#[test]
 fn concat_many_blocks_match_a_single_block() {
     // N = 64 splits the 4096 pairs into two blocks of 2048; the scores must equal an
     // independent per-pair evaluation of the same MLP.

@@ -1,6 +1,7 @@
 //! Two threads per step change the speed, never the numbers: the concurrent halves of a step
-//! (the separable critic's encoders with their share of ∂S, Adam's two halves) do the same
-//! arithmetic as one thread, so traces and parameters are bit-identical.
+//! (the separable critic's encoders with their share of ∂S, the concat critic's two halves of
+//! pair blocks, Adam's two halves) do the same arithmetic as one thread, so traces and
+//! parameters are bit-identical.
 
 use mibound::bounds::BoundSpec;
 use mibound::critics::{Activation, CriticSpec, Similarity};
@@ -17,14 +18,17 @@ fn one_and_two_threads_give_bit_identical_runs() {
     // One test function: the thread setting is process-wide.
     let _ = rayon::ThreadPoolBuilder::new().num_threads(2).build_global();
     let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 2.0 }).unwrap();
+    // Concat at N = 80: 6400 pairs in 4 blocks of 1600, two per half.
+    let concat = CriticSpec::Concat { hidden: vec![64, 64], activation: Activation::Relu };
     let cases = [
-        ("separable", separable(Similarity::Dot), "infonce"),
-        ("cosine, learned τ", separable(Similarity::Cosine { tau: 0.1, learn: true }), "infonce"),
-        ("separable", separable(Similarity::Dot), "nwj"),
-        ("cpc", CriticSpec::parse("cpc").unwrap(), "infonce"),
+        ("separable", separable(Similarity::Dot), "infonce", 32),
+        ("cosine, learned τ", separable(Similarity::Cosine { tau: 0.1, learn: true }), "infonce", 32),
+        ("separable", separable(Similarity::Dot), "nwj", 32),
+        ("cpc", CriticSpec::parse("cpc").unwrap(), "infonce", 32),
+        ("concat", concat, "infonce", 80),
     ];
-    for (name, critic, bound) in cases {
-        let cfg = TrainConfig::new(critic, BoundSpec::parse(bound).unwrap(), 32, 80);
+    for (name, critic, bound, batch) in cases {
+        let cfg = TrainConfig::new(critic, BoundSpec::parse(bound).unwrap(), batch, 80);
         mibound::parallel::set_threads(1);
         let one = train::<f32>(&data, &cfg).unwrap();
         mibound::parallel::set_threads(2);

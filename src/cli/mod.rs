@@ -188,8 +188,8 @@ pub struct ThroughputOpts {
     /// Batch size N.
     #[arg(long, default_value_t = 64)]
     pub batch: usize,
-    /// Threads for one step: the separable critic's two encoders and Adam's halves run
-    /// concurrently (either backend).
+    /// Threads for one step: the separable critic's two encoders, the concat critic's two
+    /// halves of pair blocks and Adam's halves run concurrently (either backend).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Also measure the backend's single-thread gemm peak (best of `gemm::PEAK_SHAPES`) after
@@ -240,8 +240,9 @@ pub struct TrainOpts {
     /// Adam learning rate.
     #[arg(long, default_value_t = 5e-4)]
     pub lr: f64,
-    /// Threads for one step (the separable critic's encoders and Adam's halves run
-    /// concurrently; results are bit-identical to one thread).
+    /// Threads for one step (the separable critic's encoders, the concat critic's two halves
+    /// of pair blocks and Adam's halves run concurrently; results are bit-identical to one
+    /// thread).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Fraction of each level's steps averaged for its estimate.
