@@ -52,20 +52,21 @@ impl<T: Real> Shared<'_, T> {
     fn forward_block(&self, j0: usize, j1: usize, slot: &mut Block<T>) -> usize {
         let (n, h) = (self.n, self.h);
         let pairs = (j1 - j0) * n;
-        let z = &mut slot.z1;
-        z.resize(h * pairs, T::zero());
+        slot.z1.resize(h * pairs, T::zero());
+        slot.a1.resize(h * pairs, T::zero());
+        // Each pair's pre-activation and activation in one visit, while its h values are in L1.
         for (jj, j) in (j0..j1).enumerate() {
             let vj = &self.v[j * h..(j + 1) * h];
             for i in 0..n {
                 let ui = &self.u[i * h..(i + 1) * h];
                 let p = (jj * n + i) * h;
-                for ((zk, &a), &b) in z[p..p + h].iter_mut().zip(ui).zip(vj) {
+                let z = &mut slot.z1[p..p + h];
+                for ((zk, &a), &b) in z.iter_mut().zip(ui).zip(vj) {
                     *zk = a + b;
                 }
+                self.activation.forward(z, &mut slot.a1[p..p + h]);
             }
         }
-        slot.a1.resize(h * pairs, T::zero());
-        self.activation.forward(&z[..h * pairs], &mut slot.a1[..h * pairs]);
         self.tail.forward(self.params, view(&slot.a1[..h * pairs], h, pairs), Op::N, &mut slot.cache);
         pairs
     }
@@ -112,15 +113,15 @@ impl<T: Real> Shared<'_, T> {
             let d_out = view(&ds[o..o + pairs], 1, pairs);
             let da1 = &mut lane.da1[..h * pairs];
             self.tail.backward(self.params, g, a1, Op::N, &slot.cache, d_out, &mut lane.scratch, k > 0, Some(da1));
-            self.activation.backward(&slot.z1[..h * pairs], &slot.a1[..h * pairs], da1);
-            // ∂U_i += Σ_j ∂Z_ij, ∂V_j += Σ_i ∂Z_ij.
+            // ∂Z = ∂A ⊙ act′ per pair, then ∂U_i += Σ_j ∂Z_ij, ∂V_j += Σ_i ∂Z_ij in the same visit.
             for (jj, j) in (j0..j1).enumerate() {
                 let dvj = &mut dv[(j - js) * h..(j - js + 1) * h];
                 for i in 0..n {
                     let p = (jj * n + i) * h;
-                    let dz = &da1[p..p + h];
+                    let dz = &mut da1[p..p + h];
+                    self.activation.backward(&slot.z1[p..p + h], &slot.a1[p..p + h], dz);
                     let dui = &mut lane.du[i * h..(i + 1) * h];
-                    for ((u, v), &d) in dui.iter_mut().zip(dvj.iter_mut()).zip(dz) {
+                    for ((u, v), &d) in dui.iter_mut().zip(dvj.iter_mut()).zip(dz.iter()) {
                         *u += d;
                         *v += d;
                     }
