@@ -10,10 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STEPS=4000; if [ "${1:-}" = "--quick" ]; then STEPS=200; fi
-FEATURES=""
-if ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so '; then FEATURES="--features blas"; fi
-# shellcheck disable=SC2086
-cargo build --release -q $FEATURES
+. benches/build.sh
 summary() { # tool threads, JSON lines on stdin
     python3 -c "
 import sys, json
@@ -25,7 +22,7 @@ print(f'| $1 | $2 | {wall:.2f} | {len(rows) * rows[0][\"steps\"] / wall:.0f} | {
 echo "| tool | threads | wall s | steps/s | estimates at I = 2, 4, 6, 8, 10 |"
 echo "|---|---|---|---|---|"
 for t in 1 2; do
-    target/release/mibound train --threads "$t" --steps "$STEPS" --json | summary "mibound ($(target/release/mibound throughput --steps 2 --json | python3 -c "import sys,json; print(json.load(sys.stdin)['backend'])"))" "$t"
+    $BIN train --threads "$t" --steps "$STEPS" --json | summary "mibound ($($BIN throughput --steps 2 --json | python3 -c "import sys,json; print(json.load(sys.stdin)['backend'])"))" "$t"
 done
 PY="${MIBOUND_TORCH_PYTHON:-}"; PEER="${MIBOUND_TORCH_STAIRCASE:-}"
 if [ -n "$PY" ] && [ -n "$PEER" ] && [ -f "$PEER" ] && "$PY" -c "import torch" >/dev/null 2>&1; then

@@ -16,18 +16,15 @@ if [ -z "$PY" ] || ! "$PY" -c "import torch" >/dev/null 2>&1; then
     echo "compare_torch: skipped (set MIBOUND_TORCH_PYTHON to a Python with torch)"
     exit 0
 fi
-ROUNDS=3; STEPS_SCALE=1; FEATURES=""
-if ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so '; then FEATURES="--features blas"; fi
+ROUNDS=3; STEPS_SCALE=1; NATIVE=0
 for arg in "$@"; do
     case "$arg" in
         --quick) ROUNDS=1; STEPS_SCALE=10 ;;
-        --native) FEATURES="" ;;
+        --native) NATIVE=1 ;;
         *) echo "usage: benches/compare_torch.sh [--quick] [--native]" >&2; exit 2 ;;
     esac
 done
-# shellcheck disable=SC2086
-cargo build --release -q $FEATURES
-BIN=target/release/mibound
+. benches/build.sh
 # critic batch threads steps
 CONFIGS="separable 64 1 1000
 separable 128 1 600

@@ -8,11 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE=1; if [ "${1:-}" = "--quick" ]; then SCALE=10; fi
-FEATURES=""
-if ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so '; then FEATURES="--features blas"; fi
-# shellcheck disable=SC2086
-cargo build --release -q $FEATURES
-B=target/release/mibound
+. benches/build.sh
+B=$BIN
 sps() { "$B" throughput --json "$@" | python3 -c "import sys,json; print(json.load(sys.stdin)['steps_per_s'])"; }
 backend=$("$B" throughput --steps 5 --json | python3 -c "import sys,json; print(json.load(sys.stdin)['backend'])")
 echo "| N | backend | 1 thread | 2 step threads | 2 OpenBLAS threads | 2 independent runs (sum) |"
