@@ -104,9 +104,8 @@ impl<T: Real> Shared<'_, T> {
         let (n, h) = (self.n, self.h);
         for (k, j0) in (js..je).step_by(self.block_cols).enumerate() {
             let j1 = (j0 + self.block_cols).min(je);
-            let cache_all = self.cache_all;
             let slot = self.slot(slots, k);
-            let pairs = if cache_all { (j1 - j0) * n } else { self.forward_block(j0, j1, slot) };
+            let pairs = if self.cache_all { (j1 - j0) * n } else { self.forward_block(j0, j1, slot) };
             lane.da1.resize(h * pairs, T::zero());
             let a1 = view(&slot.a1[..h * pairs], h, pairs);
             let o = (j0 - js) * n;
