@@ -405,7 +405,7 @@ pub fn train(o: &TrainOpts) -> Result<()> {
 pub fn throughput(o: &ThroughputOpts) -> Result<()> {
     let (critic, batch, threads, gemm_threads, steps, warmup, as_json) =
         (o.critic.as_str(), o.batch, o.threads, o.gemm_threads, o.steps, o.warmup, o.json);
-    use crate::train::{Cursor, Data, Schedule, TrainStep};
+    use crate::figures::{Budget, measure_throughput};
     if steps == 0 || batch < 2 || threads == 0 {
         return Err(Error::param(
             "steps/batch/threads",
@@ -436,26 +436,9 @@ pub fn throughput(o: &ThroughputOpts) -> Result<()> {
             });
         }
     };
-    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 })?;
-    let c = spec.build::<f32>(20, 20)?;
-    let macs = c.macs_per_step(batch);
-    let mut params = c.init_params(crate::critics::Init::Torch, 0);
-    let adam = crate::optim::Adam::new(AdamConfig::default(), params.len())?;
-    let mut st = TrainStep::new(c, BoundSpec::InfoNce.build()?, adam, batch, (20, 20));
-    let (mut g, mut cur) = (rng(1), Cursor::default());
-    for k in 0..warmup {
-        st.run(&mut params, &data, &mut g, &mut cur, k)?;
-    }
-    let t = std::time::Instant::now();
-    crate::parallel::on_pool(|| -> Result<()> {
-        for k in 0..steps {
-            st.run(&mut params, &data, &mut g, &mut cur, warmup + k)?;
-        }
-        Ok(())
-    })?;
-    let secs = t.elapsed().as_secs_f64();
-    let sps = steps as f64 / secs;
-    let gflops = 2.0 * macs * sps / 1e9;
+    let (sps, gflops) = measure_throughput(&spec, batch, warmup, Budget::Steps(steps))?;
+    let secs = steps as f64 / sps;
+    let n_params = spec.build::<f32>(20, 20)?.n_params();
     // The single-thread gemm peak of this backend, measured now, beside the run.
     let peak = if o.peak {
         crate::gemm::set_blas_threads(1);
@@ -467,7 +450,7 @@ pub fn throughput(o: &ThroughputOpts) -> Result<()> {
     };
     if as_json {
         let v = serde_json::json!({"tool": "mibound", "critic": critic, "batch": batch, "threads": threads, "gemm_threads": gemm_threads, "steps": steps,
-            "seconds": secs, "steps_per_s": sps, "gflops": gflops, "backend": b.name(), "params": params.len(),
+            "seconds": secs, "steps_per_s": sps, "gflops": gflops, "backend": b.name(), "params": n_params,
             "peak_gflops": peak});
         println!("{v}");
     } else {

@@ -10,7 +10,7 @@ mod throughput;
 pub use contrastive::{Labelled, Objective, contrastive_experiments, linear_probe, temperature, train_encoder};
 pub use saturation::saturation;
 pub use staircase::{bias_variance_table, sandwich, staircase};
-pub use throughput::throughput;
+pub use throughput::{Budget, measure as measure_throughput, throughput};
 
 use crate::error::{Error, Result};
 use crate::plot::Figure;

@@ -20,7 +20,20 @@ struct Row {
     gflops: f64,
 }
 
-fn measure(spec: &CriticSpec, n: usize, seconds: f64) -> Result<(f64, f64)> {
+/// How long a throughput measurement times the step.
+#[derive(Clone, Copy, Debug)]
+pub enum Budget {
+    /// Exactly this many steps.
+    Steps(u64),
+    /// At least this many seconds (and at least three steps).
+    Seconds(f64),
+}
+
+/// Steps per second and GFLOP/s (from `Critic::macs_per_step`) of the Poole et al. InfoNCE
+/// training step (x, y ∈ R²⁰ correlated with I = 4 nats, Adam, f32) with the critic `spec` at
+/// batch size `n`, after `warmup` untimed steps. The loop runs on the thread pool when a step
+/// may use more than one thread ([`crate::parallel::on_pool`]).
+pub fn measure(spec: &CriticSpec, n: usize, warmup: u64, budget: Budget) -> Result<(f64, f64)> {
     let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 })?;
     let c = spec.build::<f32>(20, 20)?;
     let macs = c.macs_per_step(n);
@@ -28,17 +41,22 @@ fn measure(spec: &CriticSpec, n: usize, seconds: f64) -> Result<(f64, f64)> {
     let adam = Adam::new(AdamConfig::default(), p.len())?;
     let mut st = TrainStep::new(c, BoundSpec::InfoNce.build()?, adam, n, (20, 20));
     let (mut g, mut cur) = (rng(1), Cursor::default());
-    for k in 0..3 {
-        st.run(&mut p, &data, &mut g, &mut cur, k)?;
-    }
-    let t = std::time::Instant::now();
-    let mut k = 0;
-    while t.elapsed().as_secs_f64() < seconds || k < 3 {
-        st.run(&mut p, &data, &mut g, &mut cur, 3 + k)?;
-        k += 1;
-    }
-    let sps = k as f64 / t.elapsed().as_secs_f64();
-    Ok((sps, 2.0 * macs * sps / 1e9))
+    crate::parallel::on_pool(|| {
+        for k in 0..warmup {
+            st.run(&mut p, &data, &mut g, &mut cur, k)?;
+        }
+        let t = std::time::Instant::now();
+        let mut k = 0;
+        while match budget {
+            Budget::Steps(s) => k < s,
+            Budget::Seconds(secs) => t.elapsed().as_secs_f64() < secs || k < 3,
+        } {
+            st.run(&mut p, &data, &mut g, &mut cur, warmup + k)?;
+            k += 1;
+        }
+        let sps = k as f64 / t.elapsed().as_secs_f64();
+        Ok((sps, 2.0 * macs * sps / 1e9))
+    })
 }
 
 /// One thread, sequential measurements (no other run competes for the cores).
@@ -58,7 +76,7 @@ pub fn throughput(o: &FigureOpts) -> Result<()> {
         crate::gemm::set_blas_threads(1);
         for (name, spec, ns) in &critics {
             for &n in ns.iter() {
-                let (sps, gflops) = measure(spec, n, seconds)?;
+                let (sps, gflops) = measure(spec, n, 3, Budget::Seconds(seconds))?;
                 rows.push(Row { critic: name.to_string(), backend: b.name(), batch: n, steps_per_s: sps, gflops });
             }
         }
