@@ -44,6 +44,7 @@ pub mod critics;
 pub mod data;
 pub mod error;
 pub mod estimate;
+pub mod estimators;
 pub mod figures;
 pub mod gemm;
 pub mod optim;

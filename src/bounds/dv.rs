@@ -45,7 +45,7 @@ impl<T: Real> Bound<T> for Dv {
         "DV".into()
     }
     fn kind(&self) -> BoundKind {
-        BoundKind::Lower
+        BoundKind::Estimate
     }
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         let n = prepare(scores, grad)?;
@@ -100,7 +100,7 @@ impl<T: Real> Bound<T> for Mine {
         "MINE".into()
     }
     fn kind(&self) -> BoundKind {
-        BoundKind::Lower
+        BoundKind::Estimate
     }
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         let n = prepare(scores, grad)?;

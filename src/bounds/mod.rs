@@ -52,16 +52,50 @@ use crate::real::Real;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
-/// What a bound's value says about the mutual information.
+/// What a value says about the mutual information — honestly.
+///
+/// The "bounds cross" and "dependence detected" diagnostics read these kinds: only a
+/// [`BoundKind::Lower`] value above 0 is evidence of dependence, and only an
+/// [`BoundKind::UpperIfExact`] value can be compared against a lower bound as a ceiling (and
+/// then only when its conditional model fits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum BoundKind {
-    /// `value ≤ I(X; Y)` in expectation (for any critic).
+    /// `value ≤ I(X; Y)` in expectation, for any critic: InfoNCE, NWJ, TUBA, the JS read-off,
+    /// I_α, Barber–Agakov.
     Lower,
-    /// `value ≥ I(X; Y)` in expectation (for the bound's critic family).
-    Upper,
-    /// A training objective that is not itself a bound on MI (e.g. binary NCE).
+    /// `value ≥ I(X; Y)` only when the conditional model `q(y|x)` equals `p(y|x)` (CLUB,
+    /// CLUB-sample, L1Out, the variational upper bound); with a learned `q` it is an estimate
+    /// that can fall on either side.
+    UpperIfExact,
+    /// An estimate that is neither a lower nor an upper bound: DV and MINE with batch estimates
+    /// of `log E e^f` (biased upward by Jensen), SMILE (clipping makes it overestimate as I
+    /// grows; `mibound optimal` shows it), and the classical estimators.
+    Estimate,
+    /// A training objective that is not itself an MI estimate (binary NCE).
     Objective,
+}
+
+impl BoundKind {
+    /// A short word for tables: `lower`, `upper*`, `estimate`, `objective`.
+    pub fn short(self) -> &'static str {
+        match self {
+            BoundKind::Lower => "lower",
+            BoundKind::UpperIfExact => "upper*",
+            BoundKind::Estimate => "estimate",
+            BoundKind::Objective => "objective",
+        }
+    }
+
+    /// In words: `lower bound`, `upper bound if q(y|x) = p(y|x)`, `estimate`, `objective`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BoundKind::Lower => "lower bound",
+            BoundKind::UpperIfExact => "upper bound if q(y|x) = p(y|x)",
+            BoundKind::Estimate => "estimate (not a bound)",
+            BoundKind::Objective => "training objective (not an MI estimate)",
+        }
+    }
 }
 
 /// The result of evaluating a bound on one score matrix.
@@ -243,22 +277,39 @@ pub enum BoundSpec {
 
 impl BoundSpec {
     /// The names accepted by [`BoundSpec::parse`].
-    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], club, club-sample, loo, ba[:H(Y)]";
+    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], club, club-sample, l1out, ba[:H(Y)]";
 
-    /// Parses `name[:parameter]`.
+    /// Parses `name[:parameter]` (`interpolated` takes two: `interpolated:α:ln a`); a parameter
+    /// may be written `key=value` (`smile:tau=5`). Too many parameters, a negative seed or a value
+    /// out of range is an error.
     pub fn parse(s: &str) -> Result<Self> {
-        let (name, arg) = match s.split_once(':') {
-            Some((n, a)) => (n, Some(a)),
-            None => (s, None),
-        };
-        let num = |default: Option<f64>, what: &str| -> Result<f64> {
-            match (arg, default) {
-                (Some(a), _) => a.trim().parse::<f64>().map_err(|_| Error::param(what, a, "must be a number")),
+        let mut parts = s.split(':');
+        let name = parts.next().unwrap_or_default();
+        let args: Vec<&str> = parts.collect();
+        // The k-th parameter: `value` or `key=value` (the key is documentation only).
+        let arg = |k: usize| args.get(k).map(|a| a.rsplit_once('=').map_or(*a, |(_, v)| v).trim());
+        let num_at = |k: usize, default: Option<f64>, what: &str| -> Result<f64> {
+            match (arg(k), default) {
+                (Some(a), _) => a.parse::<f64>().map_err(|_| Error::param(what, a, "must be a number")),
                 (None, Some(d)) => Ok(d),
                 (None, None) => Err(Error::param(what, "(missing)", "give it as name:value")),
             }
         };
-        let spec = match name.trim().to_ascii_lowercase().as_str() {
+        let num = |default: Option<f64>, what: &str| num_at(0, default, what);
+        let name = name.trim().to_ascii_lowercase();
+        let max_args = match name.as_str() {
+            "interpolated" | "alpha" => 2,
+            "infonce" | "nce-infonce" | "cpc" | "nwj" | "dv" | "js" | "club" | "l1out" | "loo" => 0,
+            _ => 1,
+        };
+        if args.len() > max_args {
+            return Err(Error::param(
+                &format!("{name} parameters"),
+                args.join(":"),
+                &format!("{name} takes at most {max_args} parameter(s)"),
+            ));
+        }
+        let spec = match name.as_str() {
             "infonce" | "nce-infonce" | "cpc" => BoundSpec::InfoNce,
             "nwj" => BoundSpec::Nwj,
             "tuba" => BoundSpec::Tuba { log_baseline: num(None, "tuba log baseline")? },
@@ -267,12 +318,20 @@ impl BoundSpec {
             "js" => BoundSpec::Js,
             "smile" => BoundSpec::Smile { tau: num(Some(5.0), "smile tau")? },
             "club" => BoundSpec::Club,
-            "club-sample" => BoundSpec::ClubSample { seed: num(Some(0.0), "club-sample seed")? as u64 },
-            "loo" | "l1out" => BoundSpec::Loo,
-            "ba" => BoundSpec::Ba { entropy_y: arg.map(|_| num(None, "BA entropy H(Y)")).transpose()? },
-            "interpolated" | "alpha" => {
-                BoundSpec::Interpolated { alpha: num(Some(0.01), "interpolated alpha")?, log_baseline: 0.0 }
-            }
+            "club-sample" => BoundSpec::ClubSample {
+                seed: match arg(0) {
+                    None => 0,
+                    Some(a) => a
+                        .parse::<u64>()
+                        .map_err(|_| Error::param("club-sample seed", a, "must be a whole number ≥ 0"))?,
+                },
+            },
+            "l1out" | "loo" => BoundSpec::Loo,
+            "ba" => BoundSpec::Ba { entropy_y: arg(0).map(|_| num(None, "BA entropy H(Y)")).transpose()? },
+            "interpolated" | "alpha" => BoundSpec::Interpolated {
+                alpha: num(Some(0.01), "interpolated alpha")?,
+                log_baseline: num_at(1, Some(0.0), "interpolated log baseline")?,
+            },
             other => {
                 return Err(Error::Unknown { kind: "bound", name: other.to_string(), known: Self::NAMES.into() });
             }
@@ -333,6 +392,28 @@ impl BoundSpec {
                 ));
             }
         })
+    }
+}
+
+/// The canonical name, which [`BoundSpec::parse`] reads back to the same bound.
+impl std::fmt::Display for BoundSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            BoundSpec::InfoNce => write!(f, "infonce"),
+            BoundSpec::Nwj => write!(f, "nwj"),
+            BoundSpec::Tuba { log_baseline } => write!(f, "tuba:{log_baseline}"),
+            BoundSpec::Dv => write!(f, "dv"),
+            BoundSpec::Mine { ema_rate } => write!(f, "mine:{ema_rate}"),
+            BoundSpec::Js => write!(f, "js"),
+            BoundSpec::Smile { tau } => write!(f, "smile:{tau}"),
+            BoundSpec::Club => write!(f, "club"),
+            BoundSpec::ClubSample { seed } => write!(f, "club-sample:{seed}"),
+            BoundSpec::Loo => write!(f, "l1out"),
+            BoundSpec::Ba { entropy_y: Some(h) } => write!(f, "ba:{h}"),
+            BoundSpec::Ba { entropy_y: None } => write!(f, "ba"),
+            BoundSpec::Interpolated { alpha, log_baseline: 0.0 } => write!(f, "interpolated:{alpha}"),
+            BoundSpec::Interpolated { alpha, log_baseline } => write!(f, "interpolated:{alpha}:{log_baseline}"),
+        }
     }
 }
 

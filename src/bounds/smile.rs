@@ -45,7 +45,7 @@ impl<T: Real> Bound<T> for Smile {
         format!("SMILE(τ={})", self.tau)
     }
     fn kind(&self) -> BoundKind {
-        BoundKind::Lower
+        BoundKind::Estimate
     }
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         let n = prepare(scores, grad)?;

@@ -43,7 +43,7 @@ impl<T: Real> Bound<T> for Club {
         "CLUB".into()
     }
     fn kind(&self) -> BoundKind {
-        BoundKind::Upper
+        BoundKind::UpperIfExact
     }
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         let n = prepare(scores, grad)?;
@@ -79,7 +79,7 @@ impl<T: Real> Bound<T> for ClubSample {
         "CLUB-sample".into()
     }
     fn kind(&self) -> BoundKind {
-        BoundKind::Upper
+        BoundKind::UpperIfExact
     }
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         let n = prepare(scores, grad)?;
@@ -125,13 +125,13 @@ pub struct LeaveOneOut;
 
 impl<T: Real> Bound<T> for LeaveOneOut {
     fn name(&self) -> &'static str {
-        "loo"
+        "l1out"
     }
     fn label(&self) -> String {
         "L1Out".into()
     }
     fn kind(&self) -> BoundKind {
-        BoundKind::Upper
+        BoundKind::UpperIfExact
     }
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         let n = prepare(scores, grad)?;

@@ -116,7 +116,7 @@ fn table(est: &Estimate) -> String {
     );
     s += &format!("  {:<16} {:<6} {:>9}   {:<20}\n", "bound", "kind", "estimate", "95% interval (nats)");
     for e in &est.estimates {
-        let kind = if e.kind == BoundKind::Upper { "upper" } else { "lower" };
+        let kind = if e.kind == BoundKind::UpperIfExact { "upper" } else { "lower" };
         s += &format!("  {:<16} {:<6} {:>9.3}   [{:.3}, {:.3}]\n", e.label, kind, e.estimate, e.ci95[0], e.ci95[1]);
     }
     s += if est.significant {

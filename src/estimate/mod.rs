@@ -466,7 +466,7 @@ fn diagnose(cfg: &EstimateConfig, est: &[BoundEstimate], warnings: &mut Vec<Stri
         }
     }
     for lo in est.iter().filter(|e| e.kind == BoundKind::Lower) {
-        for up in est.iter().filter(|e| e.kind == BoundKind::Upper) {
+        for up in est.iter().filter(|e| e.kind == BoundKind::UpperIfExact) {
             if lo.ci95[0] > up.ci95[1] {
                 warnings.push(format!(
                     "bounds cross: the lower bound {} ({:.3}) lies above the upper bound {} ({:.3}); the conditional model q(y|x) is probably too poor — trust neither",

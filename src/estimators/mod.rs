@@ -1,0 +1,194 @@
+//! One interface for every mutual-information estimator.
+//!
+//! An [`Estimator`] takes paired rows `x` (`n × dim_x`) and `y` (`n × dim_y`) and a seed and
+//! returns an [`Estimate`]: the value in nats, a 95 % interval with the method that produced it,
+//! what kind of number it is ([`Kind`]: a lower bound, an upper bound that holds only for an
+//! exact conditional model, or a point estimate), the settings used, diagnostics and wall time.
+//!
+//! Every estimator has a stable name with its parameters, parsed from and printed to one string
+//! by [`EstimatorSpec`]: `infonce`, `smile:5`, `l1out`, `ksg:k=5`, `copula`. The same strings
+//! are used by the library, the command line, the benchmark runner and the Python bindings.
+//!
+//! | family | names | kind |
+//! |---|---|---|
+//! | neural bounds, trained and evaluated held-out (`neural`) | `infonce`, `nwj`, `tuba:<ln a>`, `js`, `interpolated[:α]`, `ba:<H(Y)>` | lower bound |
+//! | | `dv`, `mine[:rate]`, `smile[:τ]` | estimate |
+//! | | `l1out`, `club`, `club-sample` | upper bound if q(y\|x) = p(y\|x) |
+
+mod spec;
+
+pub use crate::bounds::BoundKind as Kind;
+pub use spec::EstimatorSpec;
+
+use crate::error::Result;
+use nalgebra::DMatrixView;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// An estimator of `I(X; Y)` from paired samples; see the module docs.
+///
+/// An estimator never knows who called it: the command line, the benchmark runner and the
+/// Python bindings all go through [`Estimator::estimate`].
+pub trait Estimator: Send + Sync {
+    /// The estimator's name with its parameters, as [`EstimatorSpec`] parses and prints it.
+    fn name(&self) -> String;
+
+    /// What the value is: a lower bound, an upper bound for an exact conditional model, or a
+    /// point estimate.
+    fn kind(&self) -> Kind;
+
+    /// Estimates `I(X; Y)` in nats from the rows of `x` (`n × dim_x`) and `y` (`n × dim_y`),
+    /// row `i` of each being one joint sample. The same seed gives the same estimate.
+    fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate>;
+}
+
+/// A confidence interval and how it was obtained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Lower end, in nats.
+    pub low: f64,
+    /// Upper end, in nats.
+    pub high: f64,
+    /// Nominal coverage (0.95).
+    pub level: f64,
+    /// How it was computed, in words (`"t over 5 folds"`, `"bootstrap, 200 resamples"`).
+    pub method: String,
+}
+
+impl Interval {
+    /// A 95 % interval `[low, high]` computed by `method`.
+    pub fn new(low: f64, high: f64, method: impl Into<String>) -> Self {
+        Interval { low, high, level: 0.95, method: method.into() }
+    }
+
+    /// Whether `v` lies inside.
+    pub fn contains(&self, v: f64) -> bool {
+        self.low <= v && v <= self.high
+    }
+}
+
+/// What happened while estimating, beyond the value.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostics {
+    /// Warnings in words: not converged, diverged, at a ceiling, too few rows, …
+    pub warnings: Vec<String>,
+    /// Training steps taken (summed over folds), for estimators that train.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub steps: Option<u64>,
+    /// Whether any training run diverged.
+    #[serde(default)]
+    pub diverged: bool,
+    /// Per-fold (or per-split) values, when the estimate is a mean over held-out parts.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub folds: Vec<f64>,
+    /// Named numbers specific to an estimator (canonical correlations, mean neighbour counts).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub values: BTreeMap<String, f64>,
+}
+
+/// The result of an [`Estimator`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Estimate {
+    /// The estimator's name with parameters (`"smile:5"`, `"ksg:k=5"`).
+    pub estimator: String,
+    /// A label for tables and legends (`"SMILE(τ=5)"`).
+    pub label: String,
+    /// The estimate in nats.
+    pub value: f64,
+    /// A 95 % interval.
+    pub interval: Interval,
+    /// What the value is.
+    pub kind: Kind,
+    /// Rows used.
+    pub n_samples: usize,
+    /// Dimension of x.
+    pub dim_x: usize,
+    /// Dimension of y.
+    pub dim_y: usize,
+    /// The settings used, enough to reproduce the estimate.
+    pub settings: serde_json::Value,
+    /// Diagnostics.
+    pub diagnostics: Diagnostics,
+    /// Wall-clock seconds.
+    pub wall_seconds: f64,
+}
+
+impl Estimate {
+    /// An estimate with empty diagnostics and no settings; fill the rest with the builder-style
+    /// setters or field by field.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        estimator: impl Into<String>,
+        label: impl Into<String>,
+        value: f64,
+        interval: Interval,
+        kind: Kind,
+        (n_samples, dim_x, dim_y): (usize, usize, usize),
+    ) -> Self {
+        Estimate {
+            estimator: estimator.into(),
+            label: label.into(),
+            value,
+            interval,
+            kind,
+            n_samples,
+            dim_x,
+            dim_y,
+            settings: serde_json::Value::Null,
+            diagnostics: Diagnostics::default(),
+            wall_seconds: 0.0,
+        }
+    }
+
+    /// The same estimate with `settings`.
+    pub fn with_settings(mut self, settings: serde_json::Value) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The same estimate with `diagnostics`.
+    pub fn with_diagnostics(mut self, diagnostics: Diagnostics) -> Self {
+        self.diagnostics = diagnostics;
+        self
+    }
+
+    /// The estimate in bits.
+    pub fn bits(&self) -> f64 {
+        self.value / std::f64::consts::LN_2
+    }
+}
+
+/// Checks that `x` and `y` are usable: the same number of rows (at least `min_rows`), at least
+/// one column each, every value finite. Names the row and column of the first bad value.
+pub fn check_inputs(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, min_rows: usize) -> Result<()> {
+    use crate::error::Error;
+    if x.nrows() != y.nrows() {
+        return Err(Error::Shape {
+            what: "x and y".into(),
+            expected: format!("the same number of rows ({} in x)", x.nrows()),
+            got: format!("{} rows in y", y.nrows()),
+        });
+    }
+    if x.ncols() == 0 || y.ncols() == 0 {
+        return Err(Error::Shape {
+            what: "x and y".into(),
+            expected: "at least one column each".into(),
+            got: format!("{} and {} columns", x.ncols(), y.ncols()),
+        });
+    }
+    if x.nrows() < min_rows {
+        return Err(Error::param("rows", x.nrows(), &format!("this estimator needs at least {min_rows}")));
+    }
+    for (what, m) in [("x", &x), ("y", &y)] {
+        for j in 0..m.ncols() {
+            for i in 0..m.nrows() {
+                let v = m[(i, j)];
+                if !v.is_finite() {
+                    return Err(Error::NonFinite { what: what.into(), row: i, col: j, value: v });
+                }
+            }
+        }
+    }
+    Ok(())
+}

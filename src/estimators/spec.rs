@@ -1,0 +1,69 @@
+//! Estimator names: one string per estimator with its parameters, parsed and printed here.
+//!
+//! Syntax: `family[:param]…`, where each parameter is `key=value` or, for a family's first
+//! parameter, the bare value (`smile:5` = `smile:tau=5`). Printing gives the canonical form,
+//! which parses back to the same estimator.
+
+use crate::bounds::BoundSpec;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// An estimator chosen by name; see the module docs for the syntax.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "family", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum EstimatorSpec {
+    /// A variational bound on a trained critic, evaluated on held-out rows
+    /// (`Neural`).
+    Neural {
+        /// The bound.
+        bound: BoundSpec,
+    },
+}
+
+impl EstimatorSpec {
+    /// Every family name with its parameters, for error messages and `--help`.
+    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>";
+
+    /// Parses a name such as `infonce`, `smile:5` or `l1out`.
+    pub fn parse(s: &str) -> Result<Self> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err(Error::param("estimator", "(empty)", &format!("name one of: {}", Self::NAMES)));
+        }
+        match BoundSpec::parse(s) {
+            Ok(bound) => Ok(EstimatorSpec::Neural { bound }),
+            Err(Error::Unknown { name, .. }) => {
+                Err(Error::Unknown { kind: "estimator", name, known: Self::NAMES.into() })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Parses a comma-separated list (`infonce,smile:5,ksg:k=5`).
+    pub fn parse_list(s: &str) -> Result<Vec<Self>> {
+        s.split(',').filter(|p| !p.trim().is_empty()).map(Self::parse).collect()
+    }
+
+    /// The bound of a neural estimator.
+    pub fn bound(&self) -> Option<BoundSpec> {
+        match self {
+            EstimatorSpec::Neural { bound } => Some(*bound),
+        }
+    }
+}
+
+impl std::fmt::Display for EstimatorSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EstimatorSpec::Neural { bound } => write!(f, "{bound}"),
+        }
+    }
+}
+
+impl std::str::FromStr for EstimatorSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Self::parse(s)
+    }
+}
