@@ -354,7 +354,7 @@ mod blas {
                     c.as_mut_ptr() as *mut f32,
                     ldc,
                 );
-            } else {
+            } else if TypeId::of::<T>() == TypeId::of::<f64>() {
                 cblas_dgemm(
                     layout,
                     ta,
@@ -371,6 +371,8 @@ mod blas {
                     c.as_mut_ptr() as *mut f64,
                     ldc,
                 );
+            } else {
+                unreachable!("Real is sealed: only f32 and f64 reach the BLAS backend");
             }
         }
     }

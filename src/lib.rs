@@ -40,6 +40,7 @@
 
 pub mod bounds;
 pub mod cli;
+pub mod contrastive;
 pub mod critics;
 pub mod data;
 pub mod error;
@@ -47,10 +48,12 @@ pub mod estimate;
 pub mod estimators;
 pub mod figures;
 pub mod gemm;
+pub mod numerics;
 pub mod optim;
 pub mod parallel;
 pub mod plot;
 pub mod real;
+pub mod rng;
 pub mod train;
 
 pub use error::{Error, Result};

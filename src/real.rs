@@ -2,12 +2,21 @@
 
 use nalgebra::RealField;
 
+mod sealed {
+    /// Only this crate implements [`super::Real`]: the BLAS backend hands `f32`/`f64` buffers to
+    /// `cblas_sgemm`/`cblas_dgemm` by type, which would be unsound for any other type.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
 /// A real scalar usable in score matrices, critics and bounds.
 ///
-/// Implemented for `f32` and `f64`. Bound values are accumulated in `f64` whatever `T` is;
+/// Implemented for `f32` and `f64` only (the trait is sealed). Bound values are accumulated in `f64` whatever `T` is;
 /// element-wise work (exponentials, gradients) runs in `T`.
 pub trait Real:
-    RealField
+    sealed::Sealed
+    + RealField
     + Copy
     + Default
     + std::fmt::Debug

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{assert_grad_close, numeric_grad, random_matrix};
-use mibound::bounds::contrastive::*;
+use mibound::contrastive::*;
 use mibound::bounds::{Bound, InfoNce};
 use nalgebra::DMatrix;
 

@@ -1,6 +1,6 @@
 //! Donsker–Varadhan (DV) and MINE (Belghazi et al. 2018).
 
-use super::stable::{diag_mean, log_add_exp, offdiag_log_mean_exp};
+use crate::numerics::{diag_mean, log_add_exp, offdiag_log_mean_exp};
 use super::{Bound, BoundKind, BoundValue, prepare};
 use crate::error::{Error, Result};
 use crate::real::Real;

@@ -1,6 +1,6 @@
 //! InfoNCE / CPC (van den Oord et al. 2018).
 
-use super::stable::{diag_mean, exp_in_place, row_max};
+use crate::numerics::{diag_mean, exp_in_place, row_max};
 use super::{Bound, BoundKind, BoundValue, prepare_rect};
 use crate::error::Result;
 use crate::real::Real;

@@ -1,19 +1,10 @@
 //! The interpolated bound I_α of Poole et al. 2019 (section 2.4).
 
-use super::stable::log_add_exp;
+use crate::numerics::{log_add_exp, log_sum_exp};
 use super::{Bound, BoundKind, BoundValue, LogBaseline, prepare};
 use crate::error::{Error, Result};
 use crate::real::Real;
 use nalgebra::DMatrix;
-
-/// `ln Σ_j e^{v_j}` over an iterator, stable; `−∞` for an empty one.
-fn log_sum_exp(v: impl Iterator<Item = f64> + Clone) -> f64 {
-    let m = v.clone().fold(f64::NEG_INFINITY, f64::max);
-    if m == f64::NEG_INFINITY {
-        return m;
-    }
-    m + v.map(|x| (x - m).exp()).sum::<f64>().ln()
-}
 
 /// The interpolated lower bound I_α (Poole et al. 2019, eq. 12): TUBA whose baseline mixes the
 /// leave-one-out InfoNCE partition estimate with a log-baseline `a(y)`:

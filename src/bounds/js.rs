@@ -1,6 +1,6 @@
 //! Jensen–Shannon-trained critic evaluated with NWJ (Hjelm et al. 2019; Poole et al. 2019).
 
-use super::stable::{sigmoid, softplus};
+use crate::numerics::{sigmoid, softplus};
 use super::tuba::tuba_eval;
 use super::{Bound, BoundKind, BoundValue};
 use crate::error::Result;

@@ -27,14 +27,12 @@
 //! Values are accumulated in `f64` whatever the scalar type; exponentials are max-shifted so
 //! scores of magnitude 80 do not overflow in `f32`.
 
-pub mod contrastive;
 mod dv;
 mod infonce;
 mod interpolated;
 mod js;
 mod nce;
 mod smile;
-pub mod stable;
 mod tuba;
 mod upper;
 

@@ -1,7 +1,7 @@
 //! Noise-contrastive estimation as a binary classification task (Gutmann & Hyvärinen 2010;
 //! Mnih & Teh 2012).
 
-use super::stable::{sigmoid, softplus};
+use crate::numerics::{sigmoid, softplus};
 use super::{Bound, BoundKind, BoundValue, check_len, prepare};
 use crate::error::{Error, Result};
 use crate::real::Real;

@@ -1,7 +1,7 @@
 //! SMILE (Song & Ermon 2020).
 
 use super::js::js_objective_grad;
-use super::stable::{diag_mean, offdiag_log_mean_exp};
+use crate::numerics::{diag_mean, offdiag_log_mean_exp};
 use super::{Bound, BoundKind, BoundValue, prepare};
 use crate::error::{Error, Result};
 use crate::real::Real;

@@ -1,6 +1,6 @@
 //! TUBA and NWJ (Nguyen, Wainwright & Jordan 2010; Poole et al. 2019).
 
-use super::stable::offdiag_log_mean_exp;
+use crate::numerics::offdiag_log_mean_exp;
 use super::{Bound, BoundKind, BoundValue, LogBaseline, prepare};
 use crate::error::Result;
 use crate::real::Real;

@@ -6,10 +6,10 @@
 //! objective is `mean_i S_ii = mean_i log q(y_i | x_i)`, with gradient `δ_ij / N`.
 
 use super::{Bound, BoundKind, BoundValue, prepare};
-use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::real::Real;
-use crate::train::shuffle;
+use crate::numerics::log_mean_exp;
+use crate::rng::{rng, shuffle};
 use nalgebra::DMatrix;
 
 /// Writes the log-likelihood gradient `δ_ij / N` and returns `mean_i S_ii`.
@@ -139,10 +139,7 @@ impl<T: Real> Bound<T> for LeaveOneOut {
         let mut marg = 0.0;
         for (i, col) in s.chunks_exact(n).enumerate() {
             // Column i holds q(y_i | x_j) over rows j; leave row i out.
-            let m =
-                col.iter().enumerate().filter(|&(j, _)| j != i).fold(f64::NEG_INFINITY, |a, (_, v)| a.max(v.to_f64()));
-            let sum: f64 = col.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, v)| (v.to_f64() - m).exp()).sum();
-            marg += m + (sum / (n - 1) as f64).ln();
+            marg += log_mean_exp(col.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, v)| v.to_f64()));
         }
         let ll = likelihood_grad(s, grad.as_mut_slice(), n);
         Ok(BoundValue { value: ll - marg / n as f64, objective: ll })

@@ -2,7 +2,6 @@
 
 use super::mlp::{Activation, Init, Mlp, MlpCache, MlpScratch, MlpSpec, init_dense};
 use super::{Critic, check_backward, check_inputs, transpose_into};
-use crate::data::Rng;
 use crate::error::{Error, Result};
 use crate::gemm::{Op, gemm, view, view_mut};
 use crate::real::Real;
@@ -109,7 +108,7 @@ impl<T: Real> Critic<T> for Bilinear<T> {
         params[self.w_off..].fill(T::zero());
     }
 
-    fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
+    fn init_into(&self, params: &mut [T], init: Init, rng: &mut dyn crate::rng::Rng) {
         for m in [&self.f, &self.g].into_iter().flatten() {
             m.init(params, init, rng);
         }

@@ -2,7 +2,6 @@
 
 use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec, init_dense};
 use super::{Critic, check_backward, check_inputs, transpose_into};
-use crate::data::Rng;
 use crate::error::{Error, Result};
 use crate::gemm::{Op, gemm, view, view_mut};
 use crate::real::Real;
@@ -251,7 +250,7 @@ impl<T: Real> Critic<T> for Concat<T> {
         self.tail.zero_output(params);
     }
 
-    fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
+    fn init_into(&self, params: &mut [T], init: Init, rng: &mut dyn crate::rng::Rng) {
         let (h, d) = (self.h1, self.dims.0 + self.dims.1);
         let (w, rest) = params.split_at_mut(h * d);
         // The split layer is one Linear(dim_x + dim_y → h1), initialised as such.

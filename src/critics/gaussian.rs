@@ -3,8 +3,7 @@
 
 use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec};
 use super::{Critic, check_backward, check_inputs, transpose_into};
-use crate::bounds::stable::{sigmoid, softplus};
-use crate::data::Rng;
+use crate::numerics::{sigmoid, softplus};
 use crate::error::{Error, Result};
 use crate::gemm::{Op, gemm, view, view_mut};
 use crate::real::Real;
@@ -188,7 +187,7 @@ impl<T: Real> Critic<T> for GaussianConditional<T> {
         self.mlp.zero_output(params);
     }
 
-    fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
+    fn init_into(&self, params: &mut [T], init: Init, rng: &mut dyn crate::rng::Rng) {
         self.mlp.init(params, init, rng);
     }
 

@@ -5,7 +5,6 @@
 //! `out × in` column-major, then the bias, layer after layer), so an optimiser, a checkpoint or a
 //! finite-difference test sees a single vector.
 
-use crate::data::Rng;
 use crate::gemm::{Op, gemm, view, view_mut};
 use crate::real::Real;
 use nalgebra::DMatrixView;
@@ -73,7 +72,7 @@ impl Activation {
                 a.iter_mut().zip(z).for_each(|(a, &z)| *a = if z > zero { z } else { s * z })
             }
             Activation::Tanh => a.iter_mut().zip(z).for_each(|(a, &z)| *a = z.tanh()),
-            Activation::Softplus => a.iter_mut().zip(z).for_each(|(a, &z)| *a = crate::bounds::stable::softplus(z)),
+            Activation::Softplus => a.iter_mut().zip(z).for_each(|(a, &z)| *a = crate::numerics::softplus(z)),
             Activation::Elu { alpha } => {
                 let al = T::of(alpha);
                 a.iter_mut().zip(z).for_each(|(a, &z)| *a = if z > zero { z } else { al * z.exp_m1() })
@@ -93,7 +92,7 @@ impl Activation {
                 d.iter_mut().zip(z).for_each(|(d, &z)| *d *= if z > zero { one } else { s })
             }
             Activation::Tanh => d.iter_mut().zip(a).for_each(|(d, &a)| *d *= one - a * a),
-            Activation::Softplus => d.iter_mut().zip(z).for_each(|(d, &z)| *d *= crate::bounds::stable::sigmoid(z)),
+            Activation::Softplus => d.iter_mut().zip(z).for_each(|(d, &z)| *d *= crate::numerics::sigmoid(z)),
             Activation::Elu { alpha } => {
                 let al = T::of(alpha);
                 d.iter_mut().zip(z.iter().zip(a)).for_each(|(d, (&z, &a))| {
@@ -120,7 +119,7 @@ pub enum Init {
 }
 
 /// Fills a `fan_out × fan_in` weight block and its bias.
-pub fn init_dense<T: Real>(init: Init, fan_in: usize, fan_out: usize, w: &mut [T], b: &mut [T], rng: &mut Rng) {
+pub fn init_dense<T: Real>(init: Init, fan_in: usize, fan_out: usize, w: &mut [T], b: &mut [T], rng: &mut dyn crate::rng::Rng) {
     let (wb, bb) = match init {
         Init::Torch => {
             let s = 1.0 / (fan_in as f64).sqrt();
@@ -226,7 +225,7 @@ impl Mlp {
     }
 
     /// Initialises this network's parameters.
-    pub fn init<T: Real>(&self, params: &mut [T], init: Init, rng: &mut Rng) {
+    pub fn init<T: Real>(&self, params: &mut [T], init: Init, rng: &mut dyn crate::rng::Rng) {
         for l in &self.layers {
             let (w, rest) = params[l.w..].split_at_mut(l.inp * l.out);
             init_dense(init, l.inp, l.out, w, &mut rest[..l.out], rng);

@@ -4,7 +4,6 @@
 use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec};
 use super::separable::{normalise, normalise_backward};
 use super::{Critic, transpose_into};
-use crate::data::Rng;
 use crate::error::{Error, Result};
 use crate::gemm::{Op, gemm, view, view_mut};
 use crate::real::Real;
@@ -123,7 +122,7 @@ impl<T: Real> Critic<T> for Moco<T> {
     fn zero_output(&self, params: &mut [T]) {
         self.enc.zero_output(params);
     }
-    fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
+    fn init_into(&self, params: &mut [T], init: Init, rng: &mut dyn crate::rng::Rng) {
         self.enc.init(params, init, rng);
     }
 

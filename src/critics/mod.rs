@@ -30,7 +30,6 @@ pub use mlp::{Activation, Init, Mlp, MlpSpec};
 pub use moco::Moco;
 pub use separable::{Separable, Similarity};
 
-use crate::data::Rng;
 use crate::error::{Error, Result};
 use crate::real::Real;
 use nalgebra::DMatrix;
@@ -47,7 +46,7 @@ pub trait Critic<T: Real>: Send {
     /// Length of the parameter vector.
     fn n_params(&self) -> usize;
     /// Initialises a parameter vector of length [`Critic::n_params`].
-    fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng);
+    fn init_into(&self, params: &mut [T], init: Init, rng: &mut dyn crate::rng::Rng);
 
     /// Sets the parameters so that the scores carry no information about the pairing (a
     /// constant critic, or `q(y|x)` independent of x): every bound then starts at 0 nats, a
@@ -57,7 +56,7 @@ pub trait Critic<T: Real>: Send {
     /// A freshly initialised parameter vector from a seed.
     fn init_params(&self, init: Init, seed: u64) -> Vec<T> {
         let mut p = vec![T::zero(); self.n_params()];
-        self.init_into(&mut p, init, &mut crate::data::rng(seed));
+        self.init_into(&mut p, init, &mut crate::rng::rng(seed));
         p
     }
 

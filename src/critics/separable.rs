@@ -2,7 +2,6 @@
 
 use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec};
 use super::{Critic, check_backward, check_inputs, transpose_into};
-use crate::data::Rng;
 use crate::error::{Error, Result};
 use crate::gemm::{Op, gemm, view, view_mut};
 use crate::real::Real;
@@ -147,7 +146,7 @@ impl<T: Real> Critic<T> for Separable<T> {
         self.f.zero_output(params);
     }
 
-    fn init_into(&self, params: &mut [T], init: Init, rng: &mut Rng) {
+    fn init_into(&self, params: &mut [T], init: Init, rng: &mut dyn crate::rng::Rng) {
         self.f.init(params, init, rng);
         self.g.init(params, init, rng);
         if let Similarity::Cosine { tau, learn: true } = self.similarity {

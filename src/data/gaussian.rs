@@ -1,6 +1,7 @@
 //! Gaussian tasks: componentwise-correlated Gaussians and a general split multivariate normal.
 
-use super::{Rng, Sampler};
+use super::Sampler;
+use crate::rng::Rng;
 use crate::error::{Error, Result};
 use nalgebra::{Cholesky, DMatrix, Dyn};
 use rand::RngExt;
@@ -68,7 +69,7 @@ impl Sampler for CorrelatedGaussian {
         rho_to_mi(self.rho, self.dim)
     }
 
-    fn sample_into(&self, rng: &mut Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
+    fn sample_into(&self, rng: &mut dyn Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
         let n = x.nrows();
         assert_eq!((x.ncols(), y.nrows(), y.ncols()), (self.dim, n, self.dim), "sample buffers");
         let s = ((1.0 - self.rho) * (1.0 + self.rho)).sqrt();
@@ -186,7 +187,7 @@ impl Sampler for SplitGaussian {
         self.mi
     }
 
-    fn sample_into(&self, rng: &mut Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
+    fn sample_into(&self, rng: &mut dyn Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
         let (n, d, dx) = (x.nrows(), self.chol.nrows(), self.dim_x);
         assert_eq!((x.ncols(), y.nrows(), y.ncols()), (dx, n, d - dx), "sample buffers");
         let mut z = vec![0.0; d];

@@ -12,18 +12,12 @@ mod transform;
 pub use gaussian::{CorrelatedGaussian, SplitGaussian, mi_to_rho, rho_to_mi};
 pub use transform::{Transform, Transformed};
 
+pub use crate::rng::{Xoshiro, rng};
+
 use crate::error::Result;
+use crate::rng::Rng;
 use nalgebra::DMatrix;
-use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
-
-/// The crate's random generator: xoshiro256++, fast and reproducible across platforms.
-pub type Rng = rand_xoshiro::Xoshiro256PlusPlus;
-
-/// A generator seeded from a `u64`: the same seed gives the same stream.
-pub fn rng(seed: u64) -> Rng {
-    Rng::seed_from_u64(seed)
-}
 
 /// A joint distribution `p(x, y)` with known mutual information.
 pub trait Sampler: Send + Sync {
@@ -38,10 +32,10 @@ pub trait Sampler: Send + Sync {
 
     /// Fills `x` (`n × dim_x`) and `y` (`n × dim_y`) with `n = x.nrows()` joint samples,
     /// without allocating.
-    fn sample_into(&self, rng: &mut Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>);
+    fn sample_into(&self, rng: &mut dyn Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>);
 
     /// Draws `n` joint samples.
-    fn sample(&self, n: usize, rng: &mut Rng) -> (DMatrix<f64>, DMatrix<f64>) {
+    fn sample(&self, n: usize, rng: &mut dyn Rng) -> (DMatrix<f64>, DMatrix<f64>) {
         let mut x = DMatrix::zeros(n, self.dim_x());
         let mut y = DMatrix::zeros(n, self.dim_y());
         self.sample_into(rng, &mut x, &mut y);

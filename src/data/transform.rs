@@ -7,7 +7,8 @@
 //! evaluated at the inverse-mapped samples. The transforms make the task harder for a critic
 //! (heavier tails, non-linear dependence) without changing the answer.
 
-use super::{Rng, Sampler};
+use super::Sampler;
+use crate::rng::Rng;
 use nalgebra::DMatrix;
 
 /// A strictly monotone element-wise map.
@@ -85,7 +86,7 @@ impl<S: Sampler> Sampler for Transformed<S> {
         if self.y_map.is_none() { self.base.entropy_y() } else { None }
     }
 
-    fn sample_into(&self, rng: &mut Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
+    fn sample_into(&self, rng: &mut dyn Rng, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
         self.base.sample_into(rng, x, y);
         if let Some(t) = self.x_map {
             x.apply(|v| *v = t.apply(*v));

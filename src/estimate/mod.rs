@@ -15,10 +15,10 @@
 
 use crate::bounds::{Bound, BoundKind, BoundSpec};
 use crate::critics::{Critic, CriticSpec, Init};
-use crate::data::rng;
+use crate::rng::{rng, shuffle};
 use crate::error::{Error, Result};
 use crate::optim::{Adam, AdamConfig};
-use crate::train::{Cursor, Data, Dataset, TrainStep, mean_std, shuffle};
+use crate::train::{Cursor, Data, Dataset, TrainStep, mean_std};
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

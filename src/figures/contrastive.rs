@@ -1,7 +1,7 @@
 //! Why temperature matters: the weight InfoNCE's gradient puts on each negative.
 
 use super::{FigureOpts, save_both, write_jsonl};
-use crate::bounds::contrastive::negative_weights;
+use crate::contrastive::negative_weights;
 use crate::error::Result;
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
 use serde::Serialize;
@@ -83,7 +83,7 @@ fn objective_grad(
     labels: &[usize],
     tau: f64,
 ) -> crate::Result<(f64, nalgebra::DMatrix<f64>)> {
-    use crate::bounds::contrastive::{SupConVariant, debiased, hard_negative_weights, nt_xent, supcon};
+    use crate::contrastive::{SupConVariant, debiased, hard_negative_weights, nt_xent, supcon};
     let m = s.nrows();
     let half = m / 2;
     match obj {
@@ -118,7 +118,7 @@ pub type Labelled = (nalgebra::DMatrix<f64>, Vec<usize>);
 /// Trains an MLP encoder `16 → 64 → 16` with `obj` on two noisy views of clustered data and
 /// returns the normalised embeddings of the training and of held-out samples with their labels.
 pub fn train_encoder(obj: Objective, tau: f64, steps: usize, seed: u64) -> crate::Result<(Labelled, Labelled)> {
-    use crate::bounds::contrastive::{cosine_backward, cosine_scores};
+    use crate::contrastive::{cosine_backward, cosine_scores};
     use crate::critics::mlp::{ContiguousSlice, MlpCache, MlpScratch};
     use crate::critics::{Activation, Init, Mlp, MlpSpec};
     use crate::gemm::Op;
@@ -205,7 +205,7 @@ pub fn linear_probe(tr: &nalgebra::DMatrix<f64>, ytr: &[usize], te: &nalgebra::D
 
 /// Uniformity and alignment against τ, and the linear-probe comparison of objectives.
 pub fn contrastive_experiments(o: &FigureOpts) -> Result<()> {
-    use crate::bounds::contrastive::uniformity;
+    use crate::contrastive::uniformity;
     let (steps, seeds) = if o.quick { (20, 1u64) } else { (600, 3u64) };
     let taus = [0.02, 0.1, 0.5, 1.0];
     #[derive(Serialize)]

@@ -21,7 +21,7 @@ mod sandwich;
 mod solver;
 mod step;
 
-pub use problem::{Cursor, Data, Dataset, Schedule, shuffle};
+pub use problem::{Cursor, Data, Dataset, Schedule};
 pub use results::{MonitorTrace, RunMeta, StepRecord, TrainResult, Window, ema, mean_std};
 pub use sandwich::{SandwichResult, sandwich};
 pub use solver::{EarlyStop, FileCheckpoint, ProgressObserver, TraceObserver, TrainState, Trainer};
@@ -139,7 +139,7 @@ fn build_trainer<T: Real>(dims: (usize, usize), cfg: &TrainConfig) -> Result<Tra
     let bound = cfg.bound.build::<T>()?;
     let step = TrainStep::new(critic, bound, adam, cfg.batch, dims).with_monitors(&cfg.monitors)?;
     let emit = cfg.progress || cfg.trace.is_some();
-    Ok(Trainer::new(step, crate::data::rng(data_seed(cfg.seed)), cfg.early_stop, emit, cfg.steps as usize))
+    Ok(Trainer::new(step, crate::rng::rng(data_seed(cfg.seed)), cfg.early_stop, emit, cfg.steps as usize))
 }
 
 /// A fresh trainer for `cfg` on `data` and the critic's initial parameters.

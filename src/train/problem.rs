@@ -1,10 +1,10 @@
 //! What a critic is trained on: a stream of fresh batches from samplers following an MI
 //! schedule, or a fixed data set with a train/test split and shuffled epochs.
 
-use crate::data::{Rng, Sampler, Task};
+use crate::data::{Sampler, Task};
+use crate::rng::{Xoshiro, shuffle};
 use crate::error::{Error, Result};
 use nalgebra::DMatrix;
-use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 /// How the true MI of a stream changes with the step.
@@ -88,7 +88,7 @@ impl Dataset {
         }
         let n = x.nrows();
         let mut idx: Vec<usize> = (0..n).collect();
-        shuffle(&mut idx, &mut crate::data::rng(seed));
+        shuffle(&mut idx, &mut crate::rng::rng(seed));
         let n_test = (n as f64 * test_fraction).round() as usize;
         let test = idx.split_off(n - n_test);
         Ok(Dataset { x, y, train: idx, test })
@@ -100,13 +100,6 @@ impl Dataset {
     }
 }
 
-/// Fisher–Yates shuffle with the crate's generator.
-pub fn shuffle(v: &mut [usize], rng: &mut Rng) {
-    for i in (1..v.len()).rev() {
-        let j = rng.random_range(0..=i);
-        v.swap(i, j);
-    }
-}
 
 /// Position in the shuffled epochs of a [`Dataset`]; part of a checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -188,7 +181,7 @@ impl Data {
     }
 
     /// Fills `x`, `y` (`batch × dim`) with the batch of `step`. No allocation in steady state.
-    pub fn fill(&self, step: u64, rng: &mut Rng, cursor: &mut Cursor, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
+    pub fn fill(&self, step: u64, rng: &mut Xoshiro, cursor: &mut Cursor, x: &mut DMatrix<f64>, y: &mut DMatrix<f64>) {
         match self {
             Data::Stream { samplers, schedule } => samplers[schedule.level_at(step)].sample_into(rng, x, y),
             Data::Dataset(d) => {

@@ -8,7 +8,7 @@
 use super::problem::{Cursor, Data};
 use super::results::StepRecord;
 use super::step::TrainStep;
-use crate::data::Rng;
+use crate::rng::Xoshiro;
 use crate::error::{Error, Result};
 use crate::real::Real;
 use argmin::core::checkpointing::{Checkpoint, CheckpointingFrequency};
@@ -42,7 +42,7 @@ struct EarlyState {
 pub struct Trainer<T: Real> {
     /// The step (critic, bound, Adam and their buffers).
     pub step: TrainStep<T>,
-    pub(crate) rng: Rng,
+    pub(crate) rng: Xoshiro,
     pub(crate) cursor: Cursor,
     pub(crate) records: Vec<StepRecord>,
     /// Monitor values, `steps × monitors`, row after row.
@@ -57,7 +57,7 @@ pub struct Trainer<T: Real> {
 impl<T: Real> Trainer<T> {
     /// A trainer drawing data with `rng`; `emit_kv` makes each iteration report its values to
     /// argmin's observers.
-    pub fn new(step: TrainStep<T>, rng: Rng, early_stop: Option<EarlyStop>, emit_kv: bool, capacity: usize) -> Self {
+    pub fn new(step: TrainStep<T>, rng: Xoshiro, early_stop: Option<EarlyStop>, emit_kv: bool, capacity: usize) -> Self {
         let monitor_trace = Vec::with_capacity(capacity * step.monitors.len());
         Trainer {
             step,
@@ -159,7 +159,7 @@ struct Snapshot<T> {
     iter: u64,
     params: Vec<T>,
     adam: crate::optim::Adam<T>,
-    rng: Rng,
+    rng: Xoshiro,
     cursor: Cursor,
     bound_state: Vec<f64>,
     monitor_states: Vec<Vec<f64>>,

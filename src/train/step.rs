@@ -5,7 +5,7 @@ use super::problem::{Cursor, Data};
 use super::results::StepRecord;
 use crate::bounds::Bound;
 use crate::critics::Critic;
-use crate::data::Rng;
+use crate::rng::Xoshiro;
 use crate::error::{Error, Result};
 use crate::optim::Adam;
 use crate::real::Real;
@@ -102,7 +102,7 @@ impl<T: Real> TrainStep<T> {
         &mut self,
         params: &mut [T],
         data: &Data,
-        rng: &mut Rng,
+        rng: &mut Xoshiro,
         cursor: &mut Cursor,
         step: u64,
     ) -> Result<StepRecord> {

@@ -7,6 +7,7 @@
 //! checked against finite differences (tests/contrastive.rs).
 
 use crate::error::{Error, Result};
+use crate::numerics::{log_mean_exp, log_sum_exp, softmax_in_place};
 use nalgebra::DMatrix;
 
 fn check_square(s: &DMatrix<f64>, what: &str) -> Result<usize> {
@@ -22,16 +23,12 @@ fn check_square(s: &DMatrix<f64>, what: &str) -> Result<usize> {
 
 /// `ln Σ_{j ∈ J} e^{v_j}` and the softmax weights over `J` (other entries 0), for one row.
 fn row_softmax(row: impl Iterator<Item = (usize, f64)> + Clone, n: usize) -> (f64, Vec<f64>) {
-    let m = row.clone().fold(f64::NEG_INFINITY, |a, (_, v)| a.max(v));
+    let lse = log_sum_exp(row.clone().map(|(_, v)| v));
     let mut w = vec![0.0; n];
-    let mut sum = 0.0;
     for (j, v) in row {
-        let e = (v - m).exp();
-        w[j] = e;
-        sum += e;
+        w[j] = (v - lse).exp();
     }
-    w.iter_mut().for_each(|x| *x /= sum);
-    (m + sum.ln(), w)
+    (lse, w)
 }
 
 /// Cosine similarities divided by a temperature: `S_ij = q̂_iᵀ k̂_j / τ` with `q̂ = q/‖q‖`
@@ -244,10 +241,10 @@ pub fn debiased(
 /// mean 1, so `mean_j w_j e^{s⁻_j}` estimates `E_{q_β}[e^{s⁻}]` with `q_β ∝ e^{β s} p⁻`. Treated as
 /// constants (no gradient flows through them), as in the paper's implementation.
 pub fn hard_negative_weights(s_neg: &[f64], beta: f64) -> Vec<f64> {
-    let m = s_neg.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(beta * v));
-    let e: Vec<f64> = s_neg.iter().map(|&v| (beta * v - m).exp()).collect();
-    let mean = e.iter().sum::<f64>() / e.len() as f64;
-    e.into_iter().map(|v| v / mean).collect()
+    let mut w: Vec<f64> = s_neg.iter().map(|&v| beta * v).collect();
+    softmax_in_place(&mut w);
+    let len = w.len() as f64;
+    w.into_iter().map(|v| v * len).collect()
 }
 
 /// How triplets are mined within a batch (Schroff et al. 2015).
@@ -368,15 +365,13 @@ pub fn uniformity(e: &DMatrix<f64>, t: f64) -> f64 {
         .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
         .map(|(i, j)| -t * (e.row(i) - e.row(j)).norm_squared())
         .collect();
-    let m = v.iter().fold(f64::NEG_INFINITY, |a, &x| a.max(x));
-    m + (v.iter().map(|x| (x - m).exp()).sum::<f64>() / v.len() as f64).ln()
+    log_mean_exp(v.iter().copied())
 }
 
 /// The weight InfoNCE's gradient puts on each negative: `∂L/∂s_j = softmax(s/τ)_j / τ` — with a
 /// small τ it concentrates on the hardest negatives (Wang & Liu 2021).
 pub fn negative_weights(s: &[f64], tau: f64) -> Vec<f64> {
-    let m = s.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v / tau));
-    let e: Vec<f64> = s.iter().map(|&v| (v / tau - m).exp()).collect();
-    let sum: f64 = e.iter().sum();
-    e.into_iter().map(|v| v / sum / tau).collect()
+    let mut w: Vec<f64> = s.iter().map(|&v| v / tau).collect();
+    softmax_in_place(&mut w);
+    w.into_iter().map(|v| v / tau).collect()
 }

@@ -1,6 +1,7 @@
-//! Numerically stable building blocks shared by the bounds: max-shifted log-sum-exp,
-//! softplus and the logistic function. Everything here works on column-major `n × n` slices
-//! (`s[j * n + i]` is row `i`, column `j`), sweeping columns so memory is read contiguously.
+//! Numerically stable building blocks shared by bounds, critics and contrastive losses:
+//! max-shifted log-sum-exp, softmax, softplus, the logistic function and column sweeps of score
+//! matrices. The matrix helpers work on column-major `n × n` slices (`s[j * n + i]` is row `i`,
+//! column `j`), sweeping columns so memory is read contiguously.
 
 use crate::real::Real;
 
@@ -21,6 +22,29 @@ pub fn sigmoid<T: Real>(x: T) -> T {
         let e = x.exp();
         e / (one + e)
     }
+}
+
+/// `ln Σ_j e^{v_j}`, shifted by the maximum so no term overflows; `−∞` for an empty iterator
+/// (or one of `−∞`s only), `+∞` if any term is `+∞`.
+pub fn log_sum_exp(v: impl Iterator<Item = f64> + Clone) -> f64 {
+    let m = v.clone().fold(f64::NEG_INFINITY, f64::max);
+    if !m.is_finite() {
+        return m;
+    }
+    m + v.map(|x| (x - m).exp()).sum::<f64>().ln()
+}
+
+/// `ln mean_j e^{v_j}` (max-shifted); `−∞` for an empty iterator.
+pub fn log_mean_exp(v: impl Iterator<Item = f64> + Clone) -> f64 {
+    let n = v.clone().count();
+    log_sum_exp(v) - (n as f64).ln()
+}
+
+/// Replaces `v` by `softmax(v)` (max-shifted) and returns `ln Σ_j e^{v_j}`.
+pub fn softmax_in_place(v: &mut [f64]) -> f64 {
+    let lse = log_sum_exp(v.iter().copied());
+    v.iter_mut().for_each(|x| *x = (*x - lse).exp());
+    lse
 }
 
 /// `ln(e^a + e^b)` in `f64`.
