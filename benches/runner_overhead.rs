@@ -1,4 +1,4 @@
-//! argmin Executor vs a plain loop over the same training steps, alternating, 5 rounds:
+//! The training runner vs a plain loop over the same training steps, alternating, 5 rounds:
 //! `cargo bench --bench runner_overhead [-- STEPS]`.
 use mibound::bounds::BoundSpec;
 use mibound::critics::CriticSpec;
@@ -25,7 +25,7 @@ fn main() {
         assert_eq!(last, r.trace.last().unwrap().value, "both loops compute the same run");
     }
     println!(
-        "argmin {:.1} µs/step, plain {:.1} µs/step, overhead {:+.2} %",
+        "runner {:.1} µs/step, plain {:.1} µs/step, overhead {:+.2} %",
         ta / 5.0 / steps as f64 * 1e6,
         tp / 5.0 / steps as f64 * 1e6,
         100.0 * (ta / tp - 1.0)

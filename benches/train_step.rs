@@ -1,12 +1,13 @@
 //! One training step (sample, critic forward, InfoNCE, backward, Adam) for each gemm backend
-//! compiled in; and the argmin `Executor` against a plain loop over the same steps (the
+//! compiled in; and the training runner against a plain loop over the same steps (the
 //! runner's overhead). `cargo bench --bench train_step` (add `--features blas` for OpenBLAS).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mibound::bounds::BoundSpec;
+use mibound::compute::Compute;
 use mibound::critics::{CriticSpec, Init};
 use mibound::data::{Task, rng};
-use mibound::gemm::{Backend, set_backend, set_blas_threads};
+use mibound::gemm::{Backend, set_blas_threads};
 use mibound::optim::{Adam, AdamConfig};
 use mibound::train::{Cursor, Data, Schedule, TrainConfig, TrainStep, train};
 use std::hint::black_box;
@@ -18,15 +19,14 @@ fn poole_data() -> Data {
 fn step(c: &mut Criterion) {
     set_blas_threads(1);
     let data = poole_data();
-    let default_backend = mibound::gemm::backend();
     for &backend in Backend::available() {
-        set_backend(backend).unwrap();
+        let compute = Compute::new(backend, 1).unwrap();
         for (critic, n) in [
             (CriticSpec::poole_separable(), 64),
             (CriticSpec::poole_separable(), 512),
             (CriticSpec::poole_concat(), 64),
         ] {
-            let cr = critic.build::<f32>(20, 20).unwrap();
+            let cr = critic.build_with::<f32>(20, 20, compute).unwrap();
             let mut params = cr.init_params(Init::Torch, 0);
             let adam = Adam::new(AdamConfig::default(), params.len()).unwrap();
             let name = format!("step/{}/{}/N={n}", backend.name(), cr.name());
@@ -40,16 +40,15 @@ fn step(c: &mut Criterion) {
             });
         }
     }
-    set_backend(default_backend).unwrap();
 }
 
-/// 200 steps through argmin's Executor (`train`) against 200 plain `TrainStep::run` calls.
+/// 200 steps through the runner (`train`) against 200 plain `TrainStep::run` calls.
 fn runner_overhead(c: &mut Criterion) {
     let data = poole_data();
     let cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 200);
     let mut group = c.benchmark_group("runner/separable/N=64/200 steps");
     group.sample_size(10);
-    group.bench_function("argmin executor", |b| b.iter(|| black_box(train::<f32>(&data, &cfg).unwrap())));
+    group.bench_function("runner", |b| b.iter(|| black_box(train::<f32>(&data, &cfg).unwrap())));
     group.bench_function("plain loop", |b| {
         b.iter(|| {
             let (mut t, mut params) = mibound::train::trainer::<f32>(&data, &cfg).unwrap();

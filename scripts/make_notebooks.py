@@ -287,15 +287,17 @@ NB["05-your-data"] = [
     md("""
 # Your data: load arrays and estimate with an interval
 
-The library equivalent of `mibound estimate --x x.npy --y y.npy`: critics are trained on K − 1
-folds (with validation-based stopping) and evaluated on the held-out fold; the interval is over
-folds. Here the "user data" is written to .npy files first, so the notebook is self-contained.
+The library equivalent of `mibound estimate --x x.npy --y y.npy`: every estimator goes through
+one interface, `Estimator::estimate(x, y, seed) -> Estimate`, named by a string (`infonce`,
+`smile:5`, `l1out`). Neural critics are trained on K − 1 folds (with validation-based stopping)
+and evaluated on the held-out fold; the interval is over folds. Here the "user data" is written
+to .npy files first, so the notebook is self-contained.
 """),
     code("\n".join(HEADER)),
     code("""
 use mibound::data::files::{read_table, write_npy};
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
-use mibound::estimate::{estimate, EstimateConfig};
+use mibound::estimators::{compare, EstimatorSpec, Settings};
 let dir: std::path::PathBuf = std::env::temp_dir().join("mibound-notebook-05");
 std::fs::create_dir_all(&dir).unwrap();
 let true_mi: f64 = {
@@ -311,12 +313,16 @@ println!("{} samples, dims {} and {}", x.nrows(), x.ncols(), y.ncols());
 """),
     code("""
 {
-let cfg = EstimateConfig { folds: 3, max_steps: 600, ..EstimateConfig::default() };
-let est = estimate(&x, &y, &cfg, false).unwrap();
-for e in &est.estimates {
-    println!("{:<12} {:?}  {:.3}  95% [{:.3}, {:.3}]", e.label, e.kind, e.estimate, e.ci95[0], e.ci95[1]);
+let mut settings = Settings::default();
+settings.neural.folds = 3;
+settings.neural.max_steps = 600;
+let specs = EstimatorSpec::parse_list("infonce,smile:5,l1out").unwrap();
+let c = compare(&specs, &settings, x.as_view(), y.as_view(), 0, None).unwrap();
+for e in &c.estimates {
+    println!("{:<12} {:<9} {:.3}  95% [{:.3}, {:.3}]", e.label, e.kind.short(), e.value, e.interval.low, e.interval.high);
+    for w in &e.diagnostics.warnings { println!("    warning: {w}"); }
 }
-println!("true MI: {:.3}; warnings: {:?}", true_mi, est.warnings);
+println!("true MI: {:.3}; warnings: {:?}", true_mi, c.warnings);
 }
 """),
     md("Bad input is an error, not a panic: a NaN names its row and column."),

@@ -17,7 +17,7 @@
 use crate::real::Real;
 use nalgebra::{DMatrixView, DMatrixViewMut};
 use std::any::TypeId;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Whether an operand is used as stored or transposed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,9 +75,15 @@ impl std::str::FromStr for Backend {
     }
 }
 
-static BACKEND: AtomicU8 =
-    AtomicU8::new(if cfg!(feature = "blas") { Backend::Blas as u8 } else { Backend::Native as u8 });
 static CALLS: AtomicU64 = AtomicU64::new(0);
+
+impl Default for Backend {
+    /// `Blas` when compiled in (as fast or faster on every critic shape measured, and
+    /// allocation-free), `Native` otherwise.
+    fn default() -> Self {
+        if cfg!(feature = "blas") { Backend::Blas } else { Backend::Native }
+    }
+}
 
 /// Products computed so far in this process (non-empty ones), for diagnostics: the native
 /// backend's `matrixmultiply` allocates one packing buffer per product, which the
@@ -86,24 +92,9 @@ pub fn calls() -> u64 {
     CALLS.load(Ordering::Relaxed)
 }
 
-/// Selects the backend for all subsequent products in this process. Returns an error when
-/// `Blas` was not compiled in.
-pub fn set_backend(b: Backend) -> crate::Result<()> {
-    if !Backend::available().contains(&b) {
-        return Err(crate::Error::param("gemm backend", b.name(), "not compiled in: build with `--features blas`"));
-    }
-    BACKEND.store(b as u8, Ordering::Relaxed);
-    Ok(())
-}
-
-/// The backend in use.
-pub fn backend() -> Backend {
-    if BACKEND.load(Ordering::Relaxed) == Backend::Blas as u8 { Backend::Blas } else { Backend::Native }
-}
-
 /// Sets the number of OpenBLAS threads inside each product (default 1; no effect on the
 /// native backend, which is single-threaded). Threads for a whole step are
-/// [`crate::parallel::set_threads`].
+/// [`crate::compute::Compute::threads`]. (This one is OpenBLAS's own process-wide setting.)
 pub fn set_blas_threads(threads: usize) {
     #[cfg(feature = "blas")]
     blas::set_threads(threads);
@@ -124,18 +115,18 @@ pub const PEAK_SHAPES: [(usize, usize, usize, Op, Op); 6] = [
 
 /// GFLOP/s of the current backend on one f32 product shape, `reps` timed repetitions after
 /// three untimed ones. The machine's single-thread peak is the best of [`PEAK_SHAPES`].
-pub fn measure_gflops(shape: (usize, usize, usize, Op, Op), reps: usize) -> f64 {
+pub fn measure_gflops(backend: Backend, shape: (usize, usize, usize, Op, Op), reps: usize) -> f64 {
     use nalgebra::DMatrix;
     let (m, k, n, oa, ob) = shape;
     let a = if oa == Op::N { DMatrix::<f32>::from_element(m, k, 0.5) } else { DMatrix::from_element(k, m, 0.5) };
     let b = if ob == Op::N { DMatrix::<f32>::from_element(k, n, 0.25) } else { DMatrix::from_element(n, k, 0.25) };
     let mut c = DMatrix::<f32>::zeros(m, n);
     for _ in 0..3 {
-        gemm(1.0, a.as_view(), oa, b.as_view(), ob, 0.0, c.as_view_mut());
+        gemm(backend, 1.0, a.as_view(), oa, b.as_view(), ob, 0.0, c.as_view_mut());
     }
     let t = std::time::Instant::now();
     for _ in 0..reps.max(1) {
-        gemm(1.0, a.as_view(), oa, b.as_view(), ob, 0.0, c.as_view_mut());
+        gemm(backend, 1.0, a.as_view(), oa, b.as_view(), ob, 0.0, c.as_view_mut());
     }
     2.0 * (m * k * n) as f64 * reps.max(1) as f64 / t.elapsed().as_secs_f64() / 1e9
 }
@@ -158,14 +149,16 @@ fn shape(m: &DMatrixView<'_, impl Real>, op: Op) -> (usize, usize) {
     }
 }
 
-/// `C ← α·op(A)·op(B) + β·C`. All three must be contiguous column-major (as made by [`view`],
+/// `C ← α·op(A)·op(B) + β·C` on `backend`. All three must be contiguous column-major (as made by [`view`],
 /// [`view_mut`] or from a `DMatrix`). With `β = 0`, `C`'s previous content is ignored (NaNs
 /// included).
 ///
 /// # Panics
 /// When the shapes do not conform or an operand is not contiguous: both are programming errors
 /// inside the crate, never the result of user input.
+#[allow(clippy::too_many_arguments)]
 pub fn gemm<T: Real>(
+    backend: Backend,
     alpha: T,
     a: DMatrixView<'_, T>,
     op_a: Op,
@@ -190,7 +183,7 @@ pub fn gemm<T: Real>(
         return;
     }
     CALLS.fetch_add(1, Ordering::Relaxed);
-    match backend() {
+    match backend {
         Backend::Native => native(alpha, a, op_a, b, op_b, beta, c),
         Backend::Blas => {
             #[cfg(feature = "blas")]

@@ -26,31 +26,40 @@
 //! transpose; see [`bounds`] and `docs/bounds.md`.
 //!
 //! ## Layout
-//! - [`bounds`]: lower bounds (InfoNCE, NWJ, TUBA, DV, MINE, JS, SMILE, I_α) and binary NCE,
-//!   each returning its value and the gradient of its training objective w.r.t. `S`.
-//! - [`data`]: distributions with analytic MI and their optimal critics.
-//! - [`critics`]: separable, bilinear and concat critics with hand-written backprop.
-//! - [`gemm`]: the one matrix-product module (matrixmultiply, or OpenBLAS with `--features blas`,
-//!   then the default).
-//! - [`optim`]: the Adam optimiser.
-//! - [`train`]: problem → step → runner; [`parallel`]: how many threads one step may use;
-//!   [`estimate`]: held-out estimates with intervals; [`plot`], [`figures`], [`cli`].
+//!
+//! Layers, lowest first; a module imports only from layers below it.
+//! - Foundations: [`error`], [`real`] (sealed `f32`/`f64`), [`rng`] (seeded generators,
+//!   shuffling), [`numerics`] (stable log-sum-exp, softmax, softplus), [`gemm`] (the one
+//!   matrix-product module), [`compute`] (backend and threads, passed in — no global settings).
+//! - Building blocks: [`bounds`] (MI bounds on a score matrix, each with its exact gradient and
+//!   an honest [`bounds::BoundKind`]), [`contrastive`] (representation-learning losses, to
+//!   minimise), [`critics`] (hand-written backprop), [`optim`] (Adam), [`data`] (samplers with
+//!   known MI, `.npy`/CSV files).
+//! - [`train`]: the one training loop ([`train::Runner`] over any [`train::Trainable`]) with
+//!   observers, validation, early stopping, divergence handling and checkpoints.
+//! - [`estimators`]: the [`estimators::Estimator`] interface and its implementations, names
+//!   such as `infonce`, `smile:5`, `l1out` ([`estimators::EstimatorSpec`]), and
+//!   [`estimators::compare`].
+//! - With the `plot` feature: `plot`, `figures`; with `cli` (default): the `mibound` command.
 
 #![warn(missing_docs)]
 
 pub mod bounds;
+#[cfg(feature = "cli")]
 pub mod cli;
+pub mod compute;
 pub mod contrastive;
 pub mod critics;
 pub mod data;
 pub mod error;
-pub mod estimate;
+
 pub mod estimators;
+#[cfg(feature = "plot")]
 pub mod figures;
 pub mod gemm;
 pub mod numerics;
 pub mod optim;
-pub mod parallel;
+#[cfg(feature = "plot")]
 pub mod plot;
 pub mod real;
 pub mod rng;

@@ -3,8 +3,8 @@
 mod common;
 
 use common::{assert_grad_close, numeric_grad, random_matrix};
-use mibound::contrastive::*;
 use mibound::bounds::{Bound, InfoNce};
+use mibound::contrastive::*;
 use nalgebra::DMatrix;
 
 const H: f64 = 1e-5;

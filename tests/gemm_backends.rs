@@ -4,12 +4,9 @@
 mod common;
 
 use common::random_matrix;
-use mibound::gemm::{Backend, Op, gemm, set_backend};
+use mibound::compute::Compute;
+use mibound::gemm::{Backend, Op, gemm};
 use nalgebra::DMatrix;
-use std::sync::Mutex;
-
-/// The backend is process-wide: tests that switch it run one at a time.
-static LOCK: Mutex<()> = Mutex::new(());
 
 fn naive(a: &DMatrix<f64>, op_a: Op, b: &DMatrix<f64>, op_b: Op) -> DMatrix<f64> {
     let a = if op_a == Op::T { a.transpose() } else { a.clone() };
@@ -18,8 +15,6 @@ fn naive(a: &DMatrix<f64>, op_a: Op, b: &DMatrix<f64>, op_b: Op) -> DMatrix<f64>
 }
 
 fn check_all(backend: Backend) {
-    let default_backend = mibound::gemm::backend();
-    set_backend(backend).unwrap();
     for &(m, k, n) in
         &[(1, 1, 1), (3, 2, 4), (5, 5, 5), (7, 3, 1), (1, 256, 300), (1, 7, 1), (64, 20, 256), (33, 65, 17)]
     {
@@ -30,42 +25,40 @@ fn check_all(backend: Backend) {
                 let want = naive(&a, op_a, &b, op_b);
                 // β = 0 must ignore NaN garbage in C; β = 1 accumulates.
                 let mut c = DMatrix::from_element(m, n, f64::NAN);
-                gemm(1.0, a.as_view(), op_a, b.as_view(), op_b, 0.0, c.as_view_mut());
+                gemm(backend, 1.0, a.as_view(), op_a, b.as_view(), op_b, 0.0, c.as_view_mut());
                 assert!((&c - &want).amax() < 1e-12 * (k as f64), "{backend:?} f64 {m}×{k}×{n} {op_a:?}{op_b:?}");
                 let mut c2 = want.clone();
-                gemm(2.0, a.as_view(), op_a, b.as_view(), op_b, 1.0, c2.as_view_mut());
+                gemm(backend, 2.0, a.as_view(), op_a, b.as_view(), op_b, 1.0, c2.as_view_mut());
                 assert!((&c2 - &want * 3.0).amax() < 1e-11 * (k as f64));
                 let (a32, b32) = (a.map(|v| v as f32), b.map(|v| v as f32));
                 let mut c32 = DMatrix::<f32>::zeros(m, n);
-                gemm(1.0, a32.as_view(), op_a, b32.as_view(), op_b, 0.0, c32.as_view_mut());
+                gemm(backend, 1.0, a32.as_view(), op_a, b32.as_view(), op_b, 0.0, c32.as_view_mut());
                 // f32: each product and sum rounds at 6e-8 relative; k terms of size ≤ ~3.
                 assert!((c32.map(|v| v as f64) - &want).amax() < 1e-5 * (k as f64), "{backend:?} f32 {m}×{k}×{n}");
             }
         }
     }
-    set_backend(default_backend).unwrap();
 }
 
 #[test]
 fn native_backend_matches_naive_products() {
-    let _g = LOCK.lock().unwrap();
     check_all(Backend::Native);
 }
 
 #[test]
 fn every_available_backend_matches_naive_products() {
-    let _g = LOCK.lock().unwrap();
     for &b in Backend::available() {
         check_all(b);
     }
     if !cfg!(feature = "blas") {
-        assert!(set_backend(Backend::Blas).is_err(), "blas must be refused when not compiled in");
+        assert!(Compute::new(Backend::Blas, 1).is_err(), "blas must be refused when not compiled in");
+        assert!("blas".parse::<Backend>().is_err());
     }
 }
 
 #[test]
 fn the_default_backend_is_openblas_when_compiled_in() {
-    let _g = LOCK.lock().unwrap();
     let expected = if cfg!(feature = "blas") { Backend::Blas } else { Backend::Native };
-    assert_eq!(mibound::gemm::backend(), expected);
+    assert_eq!(Backend::default(), expected);
+    assert_eq!(Compute::default().backend, expected);
 }

@@ -4,6 +4,7 @@
 //! parameters are bit-identical.
 
 use mibound::bounds::BoundSpec;
+use mibound::compute::Compute;
 use mibound::critics::{Activation, CriticSpec, Similarity};
 use mibound::data::Task;
 use mibound::train::{Data, Schedule, TrainConfig, train};
@@ -15,7 +16,6 @@ fn separable(similarity: Similarity) -> CriticSpec {
 
 #[test]
 fn one_and_two_threads_give_bit_identical_runs() {
-    // One test function: the thread setting is process-wide.
     let _ = rayon::ThreadPoolBuilder::new().num_threads(2).build_global();
     let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 2.0 }).unwrap();
     // Concat at N = 80: 6400 pairs in 4 blocks of 1600, two per half.
@@ -29,11 +29,9 @@ fn one_and_two_threads_give_bit_identical_runs() {
     ];
     for (name, critic, bound, batch) in cases {
         let cfg = TrainConfig::new(critic, BoundSpec::parse(bound).unwrap(), batch, 80);
-        mibound::parallel::set_threads(1);
         let one = train::<f32>(&data, &cfg).unwrap();
-        mibound::parallel::set_threads(2);
-        let two = train::<f32>(&data, &cfg).unwrap();
-        mibound::parallel::set_threads(1);
+        let cfg2 = TrainConfig { compute: Compute::with_threads(2).unwrap(), ..cfg.clone() };
+        let two = train::<f32>(&data, &cfg2).unwrap();
         assert_eq!(one.trace.len(), 80);
         assert!(one.trace == two.trace, "{name} / {bound}: traces differ between 1 and 2 threads");
         assert!(one.params == two.params, "{name} / {bound}: parameters differ between 1 and 2 threads");

@@ -47,9 +47,15 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// `(heap allocations, gemm products)` over 20 steady-state steps.
-fn allocations_in_steps(critic: &CriticSpec, bound: &str, data: &Data, batch: usize) -> (usize, usize) {
+fn allocations_in_steps(
+    critic: &CriticSpec,
+    bound: &str,
+    data: &Data,
+    batch: usize,
+    backend: Backend,
+) -> (usize, usize) {
     let (dx, dy) = data.dims();
-    let c = critic.build::<f32>(dx, dy).unwrap();
+    let c = critic.build_with::<f32>(dx, dy, mibound::compute::Compute::new(backend, 1).unwrap()).unwrap();
     let mut params = c.init_params(Init::Torch, 1);
     let adam = Adam::new(AdamConfig::default(), params.len()).unwrap();
     let mut step = TrainStep::new(c, BoundSpec::parse(bound).unwrap().build().unwrap(), adam, batch, (dx, dy));
@@ -88,11 +94,10 @@ fn steady_state_training_steps_do_not_allocate() {
         CriticSpec::poole_concat(),
     ];
     for &backend in Backend::available() {
-        mibound::gemm::set_backend(backend).unwrap();
         for critic in &critics {
             for bound in ["infonce", "nwj", "dv", "mine", "js", "smile:5", "interpolated:0.01"] {
                 for (name, data) in [("stream", &stream), ("cubic", &cubic), ("dataset", &table)] {
-                    let (allocs, products) = allocations_in_steps(critic, bound, data, 16);
+                    let (allocs, products) = allocations_in_steps(critic, bound, data, 16, backend);
                     assert!(products > 0);
                     // Native: every allocation is matrixmultiply's per-product packing buffer,
                     // none is ours. OpenBLAS: none at all.

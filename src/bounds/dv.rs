@@ -1,8 +1,8 @@
 //! Donsker–Varadhan (DV) and MINE (Belghazi et al. 2018).
 
-use crate::numerics::{diag_mean, log_add_exp, offdiag_log_mean_exp};
 use super::{Bound, BoundKind, BoundValue, prepare};
 use crate::error::{Error, Result};
+use crate::numerics::{diag_mean, log_add_exp, offdiag_log_mean_exp};
 use crate::real::Real;
 use nalgebra::DMatrix;
 

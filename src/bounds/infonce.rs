@@ -1,8 +1,8 @@
 //! InfoNCE / CPC (van den Oord et al. 2018).
 
-use crate::numerics::{diag_mean, exp_in_place, row_max};
 use super::{Bound, BoundKind, BoundValue, prepare_rect};
 use crate::error::Result;
+use crate::numerics::{diag_mean, exp_in_place, row_max};
 use crate::real::Real;
 use nalgebra::DMatrix;
 

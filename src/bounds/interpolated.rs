@@ -1,8 +1,8 @@
 //! The interpolated bound I_α of Poole et al. 2019 (section 2.4).
 
-use crate::numerics::{log_add_exp, log_sum_exp};
 use super::{Bound, BoundKind, BoundValue, LogBaseline, prepare};
 use crate::error::{Error, Result};
+use crate::numerics::{log_add_exp, log_sum_exp};
 use crate::real::Real;
 use nalgebra::DMatrix;
 

@@ -1,9 +1,9 @@
 //! Jensen–Shannon-trained critic evaluated with NWJ (Hjelm et al. 2019; Poole et al. 2019).
 
-use crate::numerics::{sigmoid, softplus};
 use super::tuba::tuba_eval;
 use super::{Bound, BoundKind, BoundValue};
 use crate::error::Result;
+use crate::numerics::{sigmoid, softplus};
 use crate::real::Real;
 use nalgebra::DMatrix;
 

@@ -1,9 +1,9 @@
 //! Noise-contrastive estimation as a binary classification task (Gutmann & Hyvärinen 2010;
 //! Mnih & Teh 2012).
 
-use crate::numerics::{sigmoid, softplus};
 use super::{Bound, BoundKind, BoundValue, check_len, prepare};
 use crate::error::{Error, Result};
+use crate::numerics::{sigmoid, softplus};
 use crate::real::Real;
 use nalgebra::DMatrix;
 

@@ -1,9 +1,9 @@
 //! SMILE (Song & Ermon 2020).
 
 use super::js::js_objective_grad;
-use crate::numerics::{diag_mean, offdiag_log_mean_exp};
 use super::{Bound, BoundKind, BoundValue, prepare};
 use crate::error::{Error, Result};
+use crate::numerics::{diag_mean, offdiag_log_mean_exp};
 use crate::real::Real;
 use nalgebra::DMatrix;
 

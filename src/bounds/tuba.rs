@@ -1,8 +1,8 @@
 //! TUBA and NWJ (Nguyen, Wainwright & Jordan 2010; Poole et al. 2019).
 
-use crate::numerics::offdiag_log_mean_exp;
 use super::{Bound, BoundKind, BoundValue, LogBaseline, prepare};
 use crate::error::Result;
+use crate::numerics::offdiag_log_mean_exp;
 use crate::real::Real;
 use nalgebra::DMatrix;
 

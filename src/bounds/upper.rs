@@ -7,8 +7,8 @@
 
 use super::{Bound, BoundKind, BoundValue, prepare};
 use crate::error::{Error, Result};
-use crate::real::Real;
 use crate::numerics::log_mean_exp;
+use crate::real::Real;
 use crate::rng::{rng, shuffle};
 use nalgebra::DMatrix;
 

@@ -1,12 +1,12 @@
 //! The subcommands.
 
 use super::{EstimateOpts, ThroughputOpts, TrainOpts};
-use crate::bounds::{Bound, BoundKind, BoundSpec};
+use crate::bounds::{Bound, BoundSpec};
 use crate::critics::{Activation, CriticSpec, Similarity};
 use crate::data::files::{Table, check_values, read_csv, read_table, select_columns, write_npy};
 use crate::data::{CorrelatedGaussian, Sampler, Task, rng};
 use crate::error::{Error, Result};
-use crate::estimate::{Estimate, EstimateConfig, estimate as run_estimate};
+use crate::estimators::{Comparison, EstimatorSpec, NeuralConfig, Settings, compare};
 use crate::optim::AdamConfig;
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
 use nalgebra::DMatrix;
@@ -78,9 +78,9 @@ pub fn load_xy(
     Ok((tx.values.select_columns(&cx), ty.values.select_columns(&cy)))
 }
 
-/// The estimation settings from the command-line options.
-pub fn config(opts: &EstimateOpts) -> Result<EstimateConfig> {
-    let bounds = opts.bounds.iter().map(|b| BoundSpec::parse(b)).collect::<Result<Vec<_>>>()?;
+/// The estimators and their settings from the command-line options.
+pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
+    let specs = opts.estimators.iter().map(|b| EstimatorSpec::parse(b)).collect::<Result<Vec<_>>>()?;
     let act = Activation::Relu;
     let critic = match opts.critic.as_str() {
         "separable" => CriticSpec::Separable {
@@ -95,46 +95,64 @@ pub fn config(opts: &EstimateOpts) -> Result<EstimateConfig> {
     };
     let conditional =
         CriticSpec::Gaussian { hidden: opts.hidden.clone(), activation: act, variance: Default::default() };
-    Ok(EstimateConfig {
-        bounds,
+    let mut settings = Settings::default();
+    settings.neural = NeuralConfig {
         critic,
         conditional,
         batch: opts.batch,
         max_steps: opts.steps,
         adam: AdamConfig { lr: opts.lr, weight_decay: opts.weight_decay, ..AdamConfig::default() },
         folds: opts.folds,
-        seed: opts.seed,
         standardize: !opts.no_standardize,
-        ..EstimateConfig::default()
-    })
+        ..NeuralConfig::default()
+    };
+    settings.neural.validate()?;
+    Ok((specs, settings))
 }
 
-fn table(est: &Estimate) -> String {
-    let mut s = format!(
-        "mibound estimate: {} samples, x in R^{}, y in R^{}; held-out over {} folds, batch {}\n\n",
-        est.n_samples, est.dim_x, est.dim_y, est.n_folds, est.batch
-    );
-    s += &format!("  {:<16} {:<6} {:>9}   {:<20}\n", "bound", "kind", "estimate", "95% interval (nats)");
-    for e in &est.estimates {
-        let kind = if e.kind == BoundKind::UpperIfExact { "upper" } else { "lower" };
-        s += &format!("  {:<16} {:<6} {:>9.3}   [{:.3}, {:.3}]\n", e.label, kind, e.estimate, e.ci95[0], e.ci95[1]);
+fn table(c: &Comparison) -> String {
+    let nc = c.estimates.iter().find_map(|e| e.settings.get("folds").and_then(|f| f.as_u64()));
+    let batch = c.estimates.iter().find_map(|e| e.settings.get("batch").and_then(|f| f.as_u64()));
+    let mut s = format!("mibound estimate: {} samples, x in R^{}, y in R^{}", c.n_samples, c.dim_x, c.dim_y);
+    if let (Some(k), Some(b)) = (nc, batch) {
+        s += &format!("; neural bounds held-out over {k} folds, batch {b}");
     }
-    s += if est.significant {
+    s += "\n\n";
+    s += &format!("  {:<16} {:<8} {:>9}   {:<20}\n", "estimator", "kind", "estimate", "95% interval (nats)");
+    for e in &c.estimates {
+        s += &format!(
+            "  {:<16} {:<8} {:>9.3}   [{:.3}, {:.3}]\n",
+            e.label,
+            e.kind.short(),
+            e.value,
+            e.interval.low,
+            e.interval.high
+        );
+    }
+    if c.estimates.iter().any(|e| e.kind == crate::estimators::Kind::UpperIfExact) {
+        s += "  (upper*: an upper bound only if the conditional model q(y|x) equals p(y|x))\n";
+    }
+    s += if c.significant {
         "\n  dependence detected: the headline lower bound's interval lies above 0\n"
     } else {
         "\n  no significant dependence: the headline lower bound's interval does not lie above 0\n"
     };
-    for w in &est.warnings {
+    for e in &c.estimates {
+        for w in &e.diagnostics.warnings {
+            s += &format!("  warning: {w}\n");
+        }
+    }
+    for w in &c.warnings {
         s += &format!("  warning: {w}\n");
     }
     s
 }
 
-fn json(est: &Estimate) -> Result<String> {
+fn json(est: &Comparison) -> Result<String> {
     serde_json::to_string(est).map_err(|e| Error::Format { context: "json output".into(), msg: e.to_string() })
 }
 
-fn trace_csv(est: &Estimate) -> String {
+fn trace_csv(est: &Comparison) -> String {
     let mut s = String::from("fold,bound,step,train,validation\n");
     for r in &est.trace {
         let v = if r.validation.is_finite() { r.validation.to_string() } else { String::new() };
@@ -145,14 +163,14 @@ fn trace_csv(est: &Estimate) -> String {
 
 /// One panel per trained critic: fold 1's training values faint, every fold's validation
 /// checks, and each reported bound's held-out estimate dashed.
-pub fn trace_figure(est: &Estimate, title: &str) -> Figure {
+pub fn trace_figure(est: &Comparison, title: &str) -> Figure {
     let mut labels: Vec<String> = Vec::new();
     for r in &est.trace {
         if !labels.contains(&r.bound) {
             labels.push(r.bound.clone());
         }
     }
-    let folds = est.n_folds;
+    let folds = est.trace.iter().map(|r| r.fold + 1).max().unwrap_or(1);
     let panels = labels
         .iter()
         .map(|label| {
@@ -171,19 +189,24 @@ pub fn trace_figure(est: &Estimate, title: &str) -> Figure {
                 series.push(Series::new(name, v, PALETTE[0], Style::Line(2)));
             }
             let xmax = rows.iter().map(|r| r.step).max().unwrap_or(1) as f64;
-            let mine: Vec<_> = est.estimates.iter().filter(|e| &e.trained_with == label).collect();
+            let mine: Vec<_> = est
+                .estimates
+                .iter()
+                .filter(|e| e.settings.get("trained_with").and_then(|t| t.as_str()) == Some(label.as_str()))
+                .collect();
             for (k, e) in mine.iter().enumerate() {
-                let name = format!("{} held-out {:.3} [{:.3}, {:.3}]", e.label, e.estimate, e.ci95[0], e.ci95[1]);
+                let name =
+                    format!("{} held-out {:.3} [{:.3}, {:.3}]", e.label, e.value, e.interval.low, e.interval.high);
                 series.push(Series::new(
                     &name,
-                    vec![(0.0, e.estimate), (xmax, e.estimate)],
+                    vec![(0.0, e.value), (xmax, e.value)],
                     PALETTE[1 + k % 5],
                     Style::Dashed,
                 ));
             }
             // Keep the view on the estimates: validation values of exponential bounds collapse
             // to large negative numbers once the critic overfits.
-            let centre: Vec<f64> = mine.iter().map(|e| e.estimate).filter(|v| v.is_finite()).collect();
+            let centre: Vec<f64> = mine.iter().map(|e| e.value).filter(|v| v.is_finite()).collect();
             let top = rows.iter().map(|r| r.validation).filter(|v| v.is_finite()).fold(f64::NEG_INFINITY, f64::max);
             let lo = centre.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = centre.iter().copied().fold(top, f64::max);
@@ -201,16 +224,43 @@ pub fn trace_figure(est: &Estimate, title: &str) -> Figure {
     Figure { title: title.into(), panels, cols: labels.len().clamp(1, 3), panel_size: (560, 400) }
 }
 
+/// A progress bar on stderr over `total` training steps (hidden when stderr is not a terminal).
+fn progress_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
+    if quiet || total == 0 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let b = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(st) = indicatif::ProgressStyle::with_template("training {bar:30} {percent}% {elapsed}<{eta}") {
+        b.set_style(st);
+    }
+    b
+}
+
+/// Every estimator of `specs` on `x`, `y` with a progress bar over the neural training steps.
+fn run_compare(
+    x: &DMatrix<f64>,
+    y: &DMatrix<f64>,
+    (specs, settings): &(Vec<EstimatorSpec>, Settings),
+    seed: u64,
+    quiet: bool,
+) -> Result<Comparison> {
+    let critics: std::collections::BTreeSet<String> =
+        specs.iter().filter_map(|s| s.bound()).map(|b| b.to_string()).collect();
+    let bar = progress_bar(critics.len() as u64 * settings.neural.folds as u64 * settings.neural.max_steps, quiet);
+    let inc = |k: u64| bar.inc(k);
+    let c = compare(specs, settings, x.as_view(), y.as_view(), seed, Some(&inc));
+    bar.finish_and_clear();
+    c
+}
+
 fn run_and_report(
     x: &DMatrix<f64>,
     y: &DMatrix<f64>,
-    cfg: &EstimateConfig,
-    as_json: bool,
-    trace: Option<&Path>,
-    plot: Option<&Path>,
-    quiet: bool,
+    cfg: &(Vec<EstimatorSpec>, Settings),
+    seed: u64,
+    (as_json, trace, plot, quiet): (bool, Option<&Path>, Option<&Path>, bool),
 ) -> Result<()> {
-    let est = run_estimate(x, y, cfg, !quiet)?;
+    let est = run_compare(x, y, cfg, seed, quiet)?;
     // Side files first, so a failure there leaves no report claiming success.
     if let Some(p) = trace {
         write_atomic(p, trace_csv(&est).as_bytes())?;
@@ -237,7 +287,7 @@ pub fn estimate(
 ) -> Result<()> {
     let cfg = config(opts)?;
     let (xm, ym) = load_xy(x, y, x_cols, y_cols)?;
-    run_and_report(&xm, &ym, &cfg, as_json, trace, plot, quiet)
+    run_and_report(&xm, &ym, &cfg, opts.seed, (as_json, trace, plot, quiet))
 }
 
 /// `mibound bmi SAMPLE DIM_X DIM_Y`: prints the headline estimate and nothing else.
@@ -253,12 +303,16 @@ pub fn bmi(sample: &Path, dim_x: usize, dim_y: usize, opts: &EstimateOpts) -> Re
     let cy: Vec<usize> = (dim_x..dim_x + dim_y).collect();
     check_values(sample, &t, &cx)?;
     check_values(sample, &t, &cy)?;
-    let mut cfg = config(opts)?;
-    // Only the headline bound is printed: train only what it needs.
-    let head = *cfg.bounds.iter().find(|b| !b.needs_log_density()).unwrap_or(&cfg.bounds[0]);
-    cfg.bounds = vec![head];
-    let est = run_estimate(&t.values.select_columns(&cx), &t.values.select_columns(&cy), &cfg, false)?;
-    println!("{}", est.estimates[0].estimate);
+    let (specs, settings) = config(opts)?;
+    // Only the headline estimate is printed: run only that estimator (the first lower bound,
+    // else the first estimator named).
+    let head = specs
+        .iter()
+        .find(|s| s.build(&settings).is_ok_and(|e| e.kind() == crate::estimators::Kind::Lower))
+        .unwrap_or(&specs[0]);
+    let (x, y) = (t.values.select_columns(&cx), t.values.select_columns(&cy));
+    let est = head.build(&settings)?.estimate(x.as_view(), y.as_view(), opts.seed)?;
+    println!("{}", est.value);
     Ok(())
 }
 
@@ -307,7 +361,7 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
     let opts = EstimateOpts { seed, ..EstimateOpts::default() };
     println!("Equivalent command: mibound estimate --x {0}/x.npy --y {0}/y.npy --plot {0}/trace.png\n", out.display());
     let plot = out.join("trace.png");
-    run_and_report(&x, &y, &config(&opts)?, false, Some(&out.join("trace.csv")), Some(&plot), false)?;
+    run_and_report(&x, &y, &config(&opts)?, seed, (false, Some(&out.join("trace.csv")), Some(&plot), false))?;
     println!("\n  true MI: {:.3} nats. Trace: {}", task.true_mi(), plot.display());
     Ok(())
 }
@@ -358,7 +412,6 @@ pub fn train(o: &TrainOpts) -> Result<()> {
             "need at least one MI level, steps ≥ 1, threads ≥ 1 and 0 < tail ≤ 1",
         ));
     }
-    crate::parallel::set_threads(o.threads);
     let _ = rayon::ThreadPoolBuilder::new().num_threads(o.threads).build_global();
     let task = Task::parse(&o.task, o.dim)?;
     let data = Data::stream(task, Schedule::Staircase { levels: o.mi.clone(), steps_per_level: o.steps })?;
@@ -369,10 +422,15 @@ pub fn train(o: &TrainOpts) -> Result<()> {
         o.steps * o.mi.len() as u64,
     );
     cfg.adam.lr = o.lr;
+    cfg.compute = crate::compute::Compute::with_threads(o.threads)?;
     cfg.seed = o.seed;
-    cfg.progress = !(o.quiet || o.json);
     cfg.trace = o.trace.clone();
-    let res = crate::train::train::<f32>(&data, &cfg)?;
+    let mut observers: Vec<Box<dyn crate::train::Observer>> = Vec::new();
+    if !(o.quiet || o.json) {
+        let label = cfg.bound.build::<f32>()?.label();
+        observers.push(Box::new(super::progress::ProgressObserver::new(cfg.steps, &label)));
+    }
+    let res = crate::train::train_observed::<f32>(&data, &cfg, observers)?;
     let (wall, sps) = (res.wall_seconds, res.steps_per_second());
     let log_n = (o.batch as f64).ln();
     if !o.json {
@@ -415,14 +473,13 @@ pub fn throughput(o: &ThroughputOpts) -> Result<()> {
     }
     let b = match &o.backend {
         Some(name) => name.parse()?,
-        None => crate::gemm::backend(),
+        None => crate::gemm::Backend::default(),
     };
-    crate::gemm::set_backend(b)?;
+    let compute = crate::compute::Compute::new(b, threads)?;
     if gemm_threads > 1 && b != crate::gemm::Backend::Blas {
         return Err(Error::param("gemm threads", gemm_threads, "only the blas backend threads inside a product"));
     }
     crate::gemm::set_blas_threads(gemm_threads.max(1));
-    crate::parallel::set_threads(threads);
     let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
     let spec = match critic {
         "separable" => CriticSpec::poole_separable(),
@@ -436,13 +493,13 @@ pub fn throughput(o: &ThroughputOpts) -> Result<()> {
             });
         }
     };
-    let (sps, gflops) = measure_throughput(&spec, batch, warmup, Budget::Steps(steps))?;
+    let (sps, gflops) = measure_throughput(&spec, batch, warmup, Budget::Steps(steps), compute)?;
     let secs = steps as f64 / sps;
     let n_params = spec.build::<f32>(20, 20)?.n_params();
     // The single-thread gemm peak of this backend, measured now, beside the run.
     let peak = if o.peak {
         crate::gemm::set_blas_threads(1);
-        let p = crate::gemm::PEAK_SHAPES.iter().map(|&sh| crate::gemm::measure_gflops(sh, 20)).fold(0.0, f64::max);
+        let p = crate::gemm::PEAK_SHAPES.iter().map(|&sh| crate::gemm::measure_gflops(b, sh, 20)).fold(0.0, f64::max);
         crate::gemm::set_blas_threads(gemm_threads.max(1));
         Some(p)
     } else {

@@ -2,6 +2,7 @@
 //! benchmark. Every error is one line on stderr and exit code 2.
 
 mod commands;
+mod progress;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -18,11 +19,11 @@ pub struct Cli {
 /// Training options shared by `estimate` and `bmi`.
 #[derive(Args, Debug, Clone)]
 pub struct EstimateOpts {
-    /// Bounds to report, comma-separated (infonce, nwj, js, dv, mine, smile or smile:TAU,
-    /// interpolated:ALPHA, club, club-sample, loo, ba:H). The first lower bound is the
-    /// headline estimate.
-    #[arg(long, default_value = "infonce,smile:5,loo", value_delimiter = ',')]
-    pub bounds: Vec<String>,
+    /// Estimators to run, comma-separated (infonce, nwj, js, dv, mine, smile or smile:TAU,
+    /// interpolated:ALPHA, l1out, club, club-sample, ba:H). The first lower bound is the
+    /// headline estimate. `--bounds` is an alias.
+    #[arg(long, alias = "bounds", alias = "estimator", default_value = "infonce,smile:5,l1out", value_delimiter = ',')]
+    pub estimators: Vec<String>,
     /// Critic for the lower bounds: separable, cosine, bilinear, cpc, concat.
     #[arg(long, default_value = "separable")]
     pub critic: String,
@@ -321,7 +322,9 @@ mod tests {
 
     #[test]
     fn command_line_defaults_are_the_library_defaults() {
-        let from_cli = commands::config(&EstimateOpts::default()).unwrap();
-        assert_eq!(from_cli, crate::estimate::EstimateConfig::default());
+        let (specs, settings) = commands::config(&EstimateOpts::default()).unwrap();
+        assert_eq!(settings, crate::estimators::Settings::default());
+        let names: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+        assert_eq!(names, ["infonce", "smile:5", "l1out"]);
     }
 }

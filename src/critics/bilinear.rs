@@ -2,8 +2,9 @@
 
 use super::mlp::{Activation, Init, Mlp, MlpCache, MlpScratch, MlpSpec, init_dense};
 use super::{Critic, check_backward, check_inputs, transpose_into};
+use crate::compute::Compute;
 use crate::error::{Error, Result};
-use crate::gemm::{Op, gemm, view, view_mut};
+use crate::gemm::{Op, view, view_mut};
 use crate::real::Real;
 use nalgebra::{DMatrix, DMatrixView};
 
@@ -14,6 +15,7 @@ use nalgebra::{DMatrix, DMatrixView};
 /// `∂F = P·∂Sᵀ`, then the encoders.
 #[derive(Clone, Debug)]
 pub struct Bilinear<T: Real> {
+    cx: Compute,
     dims: (usize, usize),
     f: Option<Mlp>,
     g: Option<Mlp>,
@@ -56,6 +58,7 @@ impl<T: Real> Bilinear<T> {
         let (ex, ey) = if f.is_some() { (embed, embed) } else { (dim_x, dim_y) };
         let w_off = f.as_ref().map_or(0, Mlp::n_params) + g.as_ref().map_or(0, Mlp::n_params);
         Ok(Bilinear {
+            cx: Compute::default(),
             dims: (dim_x, dim_y),
             f,
             g,
@@ -91,6 +94,12 @@ fn encoded<'a, T: Real>(
 }
 
 impl<T: Real> Critic<T> for Bilinear<T> {
+    fn set_compute(&mut self, compute: Compute) {
+        self.cx = compute;
+        for m in [&mut self.f, &mut self.g].into_iter().flatten() {
+            m.set_compute(compute);
+        }
+    }
     fn name(&self) -> &'static str {
         "bilinear"
     }
@@ -117,6 +126,7 @@ impl<T: Real> Critic<T> for Bilinear<T> {
     }
 
     fn scores(&mut self, params: &[T], x: &DMatrix<T>, y: &DMatrix<T>, s: &mut DMatrix<T>) -> Result<()> {
+        let cx = self.cx;
         let (dx, dy) = self.dims;
         check_inputs("bilinear", (dx, dy, self.n_params()), params, x, y, s)?;
         let (n, m, ex, ey) = (x.nrows(), y.nrows(), self.ex, self.ey);
@@ -133,12 +143,13 @@ impl<T: Real> Critic<T> for Bilinear<T> {
         let gv = encoded(&self.g, &self.cg, &self.yt, ey, m);
         self.p.resize(ex * m, T::zero());
         let w = view(&params[self.w_off..], ex, ey);
-        gemm(T::one(), w, Op::N, gv, Op::N, T::zero(), view_mut(&mut self.p, ex, m));
-        gemm(T::one(), fv, Op::T, view(&self.p, ex, m), Op::N, T::zero(), view_mut(s.as_mut_slice(), n, m));
+        cx.gemm(T::one(), w, Op::N, gv, Op::N, T::zero(), view_mut(&mut self.p, ex, m));
+        cx.gemm(T::one(), fv, Op::T, view(&self.p, ex, m), Op::N, T::zero(), view_mut(s.as_mut_slice(), n, m));
         Ok(())
     }
 
     fn backward(&mut self, params: &[T], ds: &DMatrix<T>, grads: &mut [T]) -> Result<()> {
+        let cx = self.cx;
         let (dx, dy) = self.dims;
         check_backward("bilinear", self.shape, self.n_params(), ds, grads)?;
         let (n, m, ex, ey) = (self.shape.0, self.shape.1, self.ex, self.ey);
@@ -146,12 +157,12 @@ impl<T: Real> Critic<T> for Bilinear<T> {
         let fv = encoded(&self.f, &self.cf, &self.xt, ex, n);
         let gv = encoded(&self.g, &self.cg, &self.yt, ey, m);
         self.dp.resize(ex * m, T::zero());
-        gemm(T::one(), fv, Op::N, dsv, Op::N, T::zero(), view_mut(&mut self.dp, ex, m));
+        cx.gemm(T::one(), fv, Op::N, dsv, Op::N, T::zero(), view_mut(&mut self.dp, ex, m));
         let (enc_grads, gw) = grads.split_at_mut(self.w_off);
-        gemm(T::one(), view(&self.dp, ex, m), Op::N, gv, Op::T, T::zero(), view_mut(gw, ex, ey));
+        cx.gemm(T::one(), view(&self.dp, ex, m), Op::N, gv, Op::T, T::zero(), view_mut(gw, ex, ey));
         if let Some(f) = &self.f {
             self.df.resize(ex * n, T::zero());
-            gemm(T::one(), view(&self.p, ex, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.df, ex, n));
+            cx.gemm(T::one(), view(&self.p, ex, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.df, ex, n));
             f.backward(
                 params,
                 &mut enc_grads[f.offset()..f.offset() + f.n_params()],
@@ -167,7 +178,7 @@ impl<T: Real> Critic<T> for Bilinear<T> {
         if let Some(g) = &self.g {
             self.dg.resize(ey * m, T::zero());
             let w = view(&params[self.w_off..], ex, ey);
-            gemm(T::one(), w, Op::T, view(&self.dp, ex, m), Op::N, T::zero(), view_mut(&mut self.dg, ey, m));
+            cx.gemm(T::one(), w, Op::T, view(&self.dp, ex, m), Op::N, T::zero(), view_mut(&mut self.dg, ey, m));
             g.backward(
                 params,
                 &mut enc_grads[g.offset()..g.offset() + g.n_params()],

@@ -2,8 +2,9 @@
 
 use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec, init_dense};
 use super::{Critic, check_backward, check_inputs, transpose_into};
+use crate::compute::Compute;
 use crate::error::{Error, Result};
-use crate::gemm::{Op, gemm, view, view_mut};
+use crate::gemm::{Op, view, view_mut};
 use crate::real::Real;
 use nalgebra::DMatrix;
 
@@ -141,6 +142,7 @@ impl<T: Real> Shared<'_, T> {
 /// so one and two threads give the same numbers.
 #[derive(Clone, Debug)]
 pub struct Concat<T: Real> {
+    cx: Compute,
     dims: (usize, usize),
     h1: usize,
     activation: Activation,
@@ -171,6 +173,7 @@ impl<T: Real> Concat<T> {
         let first = h1 * (dim_x + dim_y) + h1;
         let tail = Mlp::new(MlpSpec { input: h1, hidden: rest.to_vec(), output: 1, activation }, first);
         Ok(Concat {
+            cx: Compute::default(),
             dims: (dim_x, dim_y),
             h1,
             activation,
@@ -233,6 +236,10 @@ impl<T: Real> Concat<T> {
 }
 
 impl<T: Real> Critic<T> for Concat<T> {
+    fn set_compute(&mut self, compute: Compute) {
+        self.cx = compute;
+        self.tail.set_compute(compute);
+    }
     fn name(&self) -> &'static str {
         "concat"
     }
@@ -259,6 +266,7 @@ impl<T: Real> Critic<T> for Concat<T> {
     }
 
     fn scores(&mut self, params: &[T], x: &DMatrix<T>, y: &DMatrix<T>, s: &mut DMatrix<T>) -> Result<()> {
+        let cx = self.cx;
         let (dx, dy) = self.dims;
         check_inputs("concat", (dx, dy, self.n_params()), params, x, y, s)?;
         let (n, m, h) = (x.nrows(), y.nrows(), self.h1);
@@ -269,7 +277,7 @@ impl<T: Real> Critic<T> for Concat<T> {
         self.u.resize(h * n, T::zero());
         self.v.resize(h * m, T::zero());
         // U = Wx·X, V = Wy·Y + b (the bias folded into V once).
-        gemm(
+        cx.gemm(
             T::one(),
             view(params, h, dx),
             Op::N,
@@ -282,7 +290,7 @@ impl<T: Real> Critic<T> for Concat<T> {
         for col in self.v.chunks_exact_mut(h) {
             col.copy_from_slice(bias);
         }
-        gemm(
+        cx.gemm(
             T::one(),
             view(&params[h * dx..], h, dy),
             Op::N,
@@ -297,12 +305,13 @@ impl<T: Real> Critic<T> for Concat<T> {
         let (slots_a, slots_b) = slots.split_at_mut(ks);
         let (out_a, out_b) = s.as_mut_slice().split_at_mut(js * n);
         let sh = self.shared(params);
-        crate::parallel::join(|| sh.forward_half(0, js, slots_a, out_a), || sh.forward_half(js, m, slots_b, out_b));
+        cx.join(|| sh.forward_half(0, js, slots_a, out_a), || sh.forward_half(js, m, slots_b, out_b));
         self.slots = slots;
         Ok(())
     }
 
     fn backward(&mut self, params: &[T], ds: &DMatrix<T>, grads: &mut [T]) -> Result<()> {
+        let cx = self.cx;
         let (dx, dy) = self.dims;
         check_backward("concat", self.shape, self.n_params(), ds, grads)?;
         let (n, m, h) = (self.shape.0, self.shape.1, self.h1);
@@ -328,7 +337,7 @@ impl<T: Real> Critic<T> for Concat<T> {
         let (ds_a, ds_b) = ds.as_slice().split_at(js * n);
         let g_a = &mut grads[t0..t0 + tn];
         let sh = self.shared(params);
-        crate::parallel::join(
+        cx.join(
             || sh.backward_half(0, js, slots_a, ds_a, lane_a, g_a, dv_a),
             || sh.backward_half(js, m, slots_b, ds_b, lane_b, &mut g_b, dv_b),
         );
@@ -342,7 +351,7 @@ impl<T: Real> Critic<T> for Concat<T> {
         // ∂Wx = ∂U·Xᵀ, ∂Wy = ∂V·Yᵀ, ∂b = Σ_j ∂V_j.
         let (gwx, rest) = grads.split_at_mut(h * dx);
         let (gwy, rest) = rest.split_at_mut(h * dy);
-        gemm(
+        cx.gemm(
             T::one(),
             view(&self.lanes[0].du, h, n),
             Op::N,
@@ -351,7 +360,7 @@ impl<T: Real> Critic<T> for Concat<T> {
             T::zero(),
             view_mut(gwx, h, dx),
         );
-        gemm(T::one(), view(&self.dv, h, m), Op::N, view(&self.yt, dy, m), Op::T, T::zero(), view_mut(gwy, h, dy));
+        cx.gemm(T::one(), view(&self.dv, h, m), Op::N, view(&self.yt, dy, m), Op::T, T::zero(), view_mut(gwy, h, dy));
         let gb = &mut rest[..h];
         gb.fill(T::zero());
         for col in self.dv.chunks_exact(h) {

@@ -3,9 +3,10 @@
 
 use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec};
 use super::{Critic, check_backward, check_inputs, transpose_into};
-use crate::numerics::{sigmoid, softplus};
+use crate::compute::Compute;
 use crate::error::{Error, Result};
-use crate::gemm::{Op, gemm, view, view_mut};
+use crate::gemm::{Op, view, view_mut};
+use crate::numerics::{sigmoid, softplus};
 use crate::real::Real;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -51,6 +52,7 @@ impl Default for Variance {
 /// Trained by maximum likelihood (the objective of every upper bound in [`crate::bounds`]).
 #[derive(Clone, Debug)]
 pub struct GaussianConditional<T: Real> {
+    cx: Compute,
     mlp: Mlp,
     dy: usize,
     variance: Variance,
@@ -89,6 +91,7 @@ impl<T: Real> GaussianConditional<T> {
         let mlp = Mlp::new(MlpSpec { input: dim_x, hidden: hidden.to_vec(), output: out, activation }, 0);
         let e = Vec::new;
         Ok(GaussianConditional {
+            cx: Compute::default(),
             mlp,
             dy: dim_y,
             variance,
@@ -171,6 +174,10 @@ fn squash<T: Real>(variance: Variance, v: T) -> (T, T) {
 }
 
 impl<T: Real> Critic<T> for GaussianConditional<T> {
+    fn set_compute(&mut self, compute: Compute) {
+        self.cx = compute;
+        self.mlp.set_compute(compute);
+    }
     fn name(&self) -> &'static str {
         "gaussian"
     }
@@ -192,6 +199,7 @@ impl<T: Real> Critic<T> for GaussianConditional<T> {
     }
 
     fn scores(&mut self, params: &[T], x: &DMatrix<T>, y: &DMatrix<T>, s: &mut DMatrix<T>) -> Result<()> {
+        let cx = self.cx;
         let (dx, d, variance) = (self.dim_x(), self.dy, self.variance);
         check_inputs("gaussian", (dx, d, self.n_params()), params, x, y, s)?;
         let (n, m) = (x.nrows(), y.nrows());
@@ -222,9 +230,9 @@ impl<T: Real> Critic<T> for GaussianConditional<T> {
         self.y2.resize(d * m, T::zero());
         self.y2.iter_mut().zip(&self.yt).for_each(|(q, &v)| *q = v * v);
         let sv = view_mut(s.as_mut_slice(), n, m);
-        gemm(-T::one(), view(&self.w, d, n), Op::T, view(&self.y2, d, m), Op::N, T::zero(), sv);
+        cx.gemm(-T::one(), view(&self.w, d, n), Op::T, view(&self.y2, d, m), Op::N, T::zero(), sv);
         let sv = view_mut(s.as_mut_slice(), n, m);
-        gemm(T::of(2.0), view(&self.wm, d, n), Op::T, view(&self.yt, d, m), Op::N, T::one(), sv);
+        cx.gemm(T::of(2.0), view(&self.wm, d, n), Op::T, view(&self.yt, d, m), Op::N, T::one(), sv);
         for col in s.as_mut_slice().chunks_exact_mut(n) {
             col.iter_mut().zip(&self.c).for_each(|(v, &c)| *v += c);
         }
@@ -232,6 +240,7 @@ impl<T: Real> Critic<T> for GaussianConditional<T> {
     }
 
     fn backward(&mut self, params: &[T], ds: &DMatrix<T>, grads: &mut [T]) -> Result<()> {
+        let cx = self.cx;
         let (dx, d) = (self.dim_x(), self.dy);
         check_backward("gaussian", self.shape, self.n_params(), ds, grads)?;
         let (n, m) = self.shape;
@@ -245,8 +254,8 @@ impl<T: Real> Critic<T> for GaussianConditional<T> {
         }
         self.a.resize(d * n, T::zero());
         self.b.resize(d * n, T::zero());
-        gemm(T::one(), view(&self.yt, d, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.a, d, n));
-        gemm(T::one(), view(&self.y2, d, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.b, d, n));
+        cx.gemm(T::one(), view(&self.yt, d, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.a, d, n));
+        cx.gemm(T::one(), view(&self.y2, d, m), Op::N, dsv, Op::T, T::zero(), view_mut(&mut self.b, d, n));
         self.d_out.resize(rows * n, T::zero());
         let o = self.mlp.output(&self.cache).as_slice_contiguous();
         let (two, half) = (T::of(2.0), T::of(0.5));

@@ -5,7 +5,8 @@
 //! `out × in` column-major, then the bias, layer after layer), so an optimiser, a checkpoint or a
 //! finite-difference test sees a single vector.
 
-use crate::gemm::{Op, gemm, view, view_mut};
+use crate::compute::Compute;
+use crate::gemm::{Op, view, view_mut};
 use crate::real::Real;
 use nalgebra::DMatrixView;
 use rand::RngExt;
@@ -119,7 +120,14 @@ pub enum Init {
 }
 
 /// Fills a `fan_out × fan_in` weight block and its bias.
-pub fn init_dense<T: Real>(init: Init, fan_in: usize, fan_out: usize, w: &mut [T], b: &mut [T], rng: &mut dyn crate::rng::Rng) {
+pub fn init_dense<T: Real>(
+    init: Init,
+    fan_in: usize,
+    fan_out: usize,
+    w: &mut [T],
+    b: &mut [T],
+    rng: &mut dyn crate::rng::Rng,
+) {
     let (wb, bb) = match init {
         Init::Torch => {
             let s = 1.0 / (fan_in as f64).sqrt();
@@ -162,6 +170,7 @@ pub struct MlpSpec {
 /// Immutable: forward caches live in an [`MlpCache`], backward scratch in an [`MlpScratch`].
 #[derive(Clone, Debug)]
 pub struct Mlp {
+    cx: Compute,
     spec: MlpSpec,
     offset: usize,
     layers: Vec<Layer>,
@@ -194,7 +203,12 @@ impl Mlp {
             layers.push(Layer { inp, out, w: at, b: at + inp * out });
             at += inp * out + out;
         }
-        Mlp { spec, offset, layers, n_params: at - offset }
+        Mlp { cx: Compute::default(), spec, offset, layers, n_params: at - offset }
+    }
+
+    /// Sets the backend its products use.
+    pub fn set_compute(&mut self, compute: Compute) {
+        self.cx = compute;
     }
 
     /// Number of parameters.
@@ -241,6 +255,7 @@ impl Mlp {
         op: Op,
         cache: &'c mut MlpCache<T>,
     ) -> DMatrixView<'c, T> {
+        let cx = self.cx;
         let cols = if op == Op::N { input.ncols() } else { input.nrows() };
         let nl = self.layers.len();
         cache.z.resize_with(nl, Vec::new);
@@ -258,10 +273,10 @@ impl Mlp {
             }
             let w = view(&params[l.w..], l.out, l.inp);
             if k == 0 {
-                gemm(T::one(), w, Op::N, input, op, T::one(), view_mut(z, l.out, cols));
+                cx.gemm(T::one(), w, Op::N, input, op, T::one(), view_mut(z, l.out, cols));
             } else {
                 let prev = &before[k - 1];
-                gemm(T::one(), w, Op::N, view(prev, l.inp, cols), Op::N, T::one(), view_mut(z, l.out, cols));
+                cx.gemm(T::one(), w, Op::N, view(prev, l.inp, cols), Op::N, T::one(), view_mut(z, l.out, cols));
             }
             if k + 1 < nl {
                 // Hidden layers always store their activations (the next layer's input).
@@ -295,6 +310,7 @@ impl Mlp {
         accumulate: bool,
         d_input: Option<&mut [T]>,
     ) {
+        let cx = self.cx;
         let cols = cache.cols;
         let nl = self.layers.len();
         let beta = if accumulate { T::one() } else { T::zero() };
@@ -318,10 +334,10 @@ impl Mlp {
             let (gw, gb) = grads[l.w - self.offset..l.b + l.out - self.offset].split_at_mut(l.inp * l.out);
             if k == 0 {
                 let op_t = if op == Op::N { Op::T } else { Op::N };
-                gemm(T::one(), view(delta, l.out, cols), Op::N, input, op_t, beta, view_mut(gw, l.out, l.inp));
+                cx.gemm(T::one(), view(delta, l.out, cols), Op::N, input, op_t, beta, view_mut(gw, l.out, l.inp));
             } else {
                 let prev = &cache.a[k - 1][..l.inp * cols];
-                gemm(
+                cx.gemm(
                     T::one(),
                     view(delta, l.out, cols),
                     Op::N,
@@ -341,12 +357,12 @@ impl Mlp {
             let w = view(&params[l.w..], l.out, l.inp);
             if k > 0 {
                 let target = &mut other[..l.inp * cols];
-                gemm(T::one(), w, Op::T, view(delta, l.out, cols), Op::N, T::zero(), view_mut(target, l.inp, cols));
+                cx.gemm(T::one(), w, Op::T, view(delta, l.out, cols), Op::N, T::zero(), view_mut(target, l.inp, cols));
                 let len = l.inp * cols;
                 self.spec.activation.backward(&cache.z[k - 1][..len], &cache.a[k - 1][..len], target);
                 std::mem::swap(&mut cur, &mut other);
             } else if let Some(di) = d_input.take() {
-                gemm(T::one(), w, Op::T, view(delta, l.out, cols), Op::N, T::zero(), view_mut(di, l.inp, cols));
+                cx.gemm(T::one(), w, Op::T, view(delta, l.out, cols), Op::N, T::zero(), view_mut(di, l.inp, cols));
             }
         }
     }

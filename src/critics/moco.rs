@@ -4,8 +4,9 @@
 use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec};
 use super::separable::{normalise, normalise_backward};
 use super::{Critic, transpose_into};
+use crate::compute::Compute;
 use crate::error::{Error, Result};
-use crate::gemm::{Op, gemm, view, view_mut};
+use crate::gemm::{Op, view, view_mut};
 use crate::real::Real;
 use nalgebra::DMatrix;
 
@@ -20,6 +21,7 @@ use nalgebra::DMatrix;
 /// encoder and queue are not part of a training checkpoint: a resumed MoCo run restarts them.
 #[derive(Clone, Debug)]
 pub struct Moco<T: Real> {
+    cx: Compute,
     enc: Mlp,
     embed: usize,
     tau: f64,
@@ -72,6 +74,7 @@ impl<T: Real> Moco<T> {
         let enc = Mlp::new(MlpSpec { input: dim_x, hidden: hidden.to_vec(), output: embed, activation }, 0);
         let e = Vec::new;
         Ok(Moco {
+            cx: Compute::default(),
             enc,
             embed,
             tau,
@@ -107,6 +110,10 @@ impl<T: Real> Moco<T> {
 }
 
 impl<T: Real> Critic<T> for Moco<T> {
+    fn set_compute(&mut self, compute: Compute) {
+        self.cx = compute;
+        self.enc.set_compute(compute);
+    }
     fn name(&self) -> &'static str {
         "moco"
     }
@@ -127,6 +134,7 @@ impl<T: Real> Critic<T> for Moco<T> {
     }
 
     fn scores(&mut self, params: &[T], x: &DMatrix<T>, y: &DMatrix<T>, s: &mut DMatrix<T>) -> Result<()> {
+        let cx = self.cx;
         let (d, e) = (self.dim_x(), self.embed);
         if params.len() != self.n_params()
             || x.ncols() != d
@@ -158,9 +166,9 @@ impl<T: Real> Critic<T> for Moco<T> {
         let inv_tau = T::of(1.0 / self.tau);
         let out = s.as_mut_slice();
         let (batch, queued) = out.split_at_mut(n * n);
-        gemm(inv_tau, view(&self.qh, e, n), Op::T, view(&self.kh, e, n), Op::N, T::zero(), view_mut(batch, n, n));
+        cx.gemm(inv_tau, view(&self.qh, e, n), Op::T, view(&self.kh, e, n), Op::N, T::zero(), view_mut(batch, n, n));
         if self.filled > 0 {
-            gemm(
+            cx.gemm(
                 inv_tau,
                 view(&self.qh, e, n),
                 Op::T,
@@ -174,6 +182,7 @@ impl<T: Real> Critic<T> for Moco<T> {
     }
 
     fn backward(&mut self, params: &[T], ds: &DMatrix<T>, grads: &mut [T]) -> Result<()> {
+        let cx = self.cx;
         let (d, e, n) = (self.dim_x(), self.embed, self.n);
         if ds.shape() != (n, n + self.filled) || n == 0 || grads.len() != self.n_params() {
             return Err(Error::Shape {
@@ -186,7 +195,7 @@ impl<T: Real> Critic<T> for Moco<T> {
         self.dq.resize(e * n, T::zero());
         let inv_tau = T::of(1.0 / self.tau);
         let dsl = ds.as_slice();
-        gemm(
+        cx.gemm(
             inv_tau,
             view(&self.kh, e, n),
             Op::N,
@@ -196,7 +205,7 @@ impl<T: Real> Critic<T> for Moco<T> {
             view_mut(&mut self.dq, e, n),
         );
         if self.filled > 0 {
-            gemm(
+            cx.gemm(
                 inv_tau,
                 view(&self.queue, e, self.filled),
                 Op::N,

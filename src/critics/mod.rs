@@ -30,6 +30,7 @@ pub use mlp::{Activation, Init, Mlp, MlpSpec};
 pub use moco::Moco;
 pub use separable::{Separable, Similarity};
 
+use crate::compute::Compute;
 use crate::error::{Error, Result};
 use crate::real::Real;
 use nalgebra::DMatrix;
@@ -71,6 +72,10 @@ pub trait Critic<T: Real>: Send {
     /// Multiply-adds of one forward plus backward pass at batch size `n` (`n × n` scores), for
     /// throughput reporting.
     fn macs_per_step(&self, n: usize) -> f64;
+
+    /// Sets the matrix-product backend and the threads one pass may use (default:
+    /// [`Compute::default`]). Results are bit-identical for any thread count.
+    fn set_compute(&mut self, compute: Compute);
 
     /// Called by the training step after each optimiser update (MoCo's momentum update and
     /// queue). No-op for ordinary critics.
@@ -266,7 +271,14 @@ impl CriticSpec {
         })
     }
 
-    /// Builds the critic for inputs of the given dimensions.
+    /// Builds the critic for inputs of the given dimensions, computing with `compute`.
+    pub fn build_with<T: Real>(&self, dim_x: usize, dim_y: usize, compute: Compute) -> Result<Box<dyn Critic<T>>> {
+        let mut c = self.build::<T>(dim_x, dim_y)?;
+        c.set_compute(compute);
+        Ok(c)
+    }
+
+    /// Builds the critic for inputs of the given dimensions ([`Compute::default`]).
     pub fn build<T: Real>(&self, dim_x: usize, dim_y: usize) -> Result<Box<dyn Critic<T>>> {
         if dim_x == 0 || dim_y == 0 {
             return Err(Error::param("critic input dimension", 0, "must be at least 1"));

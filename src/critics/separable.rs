@@ -2,8 +2,9 @@
 
 use super::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec};
 use super::{Critic, check_backward, check_inputs, transpose_into};
+use crate::compute::Compute;
 use crate::error::{Error, Result};
-use crate::gemm::{Op, gemm, view, view_mut};
+use crate::gemm::{Op, view, view_mut};
 use crate::real::Real;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -32,6 +33,7 @@ pub enum Similarity {
 /// `∂F = (∂F̂ − F̂ (F̂·∂F̂)) / ‖F‖`, `∂ log τ = −Σ ∂S ⊙ S`.
 #[derive(Clone, Debug)]
 pub struct Separable<T: Real> {
+    cx: Compute,
     f: Mlp,
     g: Mlp,
     embed: usize,
@@ -74,6 +76,7 @@ impl<T: Real> Separable<T> {
         let f = Mlp::new(MlpSpec { input: dim_x, hidden: hidden.to_vec(), output: embed, activation }, 0);
         let g = Mlp::new(MlpSpec { input: dim_y, hidden: hidden.to_vec(), output: embed, activation }, f.n_params());
         Ok(Separable {
+            cx: Compute::default(),
             f,
             g,
             embed,
@@ -129,6 +132,11 @@ pub(crate) fn normalise_backward<T: Real>(d: &mut [T], hat: &[T], norms: &[T], e
 }
 
 impl<T: Real> Critic<T> for Separable<T> {
+    fn set_compute(&mut self, compute: Compute) {
+        self.cx = compute;
+        self.f.set_compute(compute);
+        self.g.set_compute(compute);
+    }
     fn name(&self) -> &'static str {
         "separable"
     }
@@ -155,6 +163,7 @@ impl<T: Real> Critic<T> for Separable<T> {
     }
 
     fn scores(&mut self, params: &[T], x: &DMatrix<T>, y: &DMatrix<T>, s: &mut DMatrix<T>) -> Result<()> {
+        let cx = self.cx;
         let (dx, dy) = (self.dim_x(), self.dim_y());
         check_inputs("separable", (dx, dy, self.n_params()), params, x, y, s)?;
         let (n, m, e) = (x.nrows(), y.nrows(), self.embed);
@@ -164,24 +173,23 @@ impl<T: Real> Critic<T> for Separable<T> {
         transpose_into(y, &mut self.yt);
         let (f, g, xt, yt) = (&self.f, &self.g, &self.xt, &self.yt);
         let (cf, cg) = (&mut self.cf, &mut self.cg);
-        let (fx, gy) = crate::parallel::join(
-            || f.forward(params, view(xt, dx, n), Op::N, cf),
-            || g.forward(params, view(yt, dy, m), Op::N, cg),
-        );
+        let (fx, gy) =
+            cx.join(|| f.forward(params, view(xt, dx, n), Op::N, cf), || g.forward(params, view(yt, dy, m), Op::N, cg));
         let out = view_mut(s.as_mut_slice(), n, m);
         match self.similarity {
-            Similarity::Dot => gemm(T::one(), fx, Op::T, gy, Op::N, T::zero(), out),
+            Similarity::Dot => cx.gemm(T::one(), fx, Op::T, gy, Op::N, T::zero(), out),
             Similarity::Cosine { .. } => {
                 normalise(fx.as_slice_contiguous(), e, &mut self.fh, &mut self.fnorm);
                 normalise(gy.as_slice_contiguous(), e, &mut self.gh, &mut self.gnorm);
                 let inv_tau = T::one() / self.tau_used;
-                gemm(inv_tau, view(&self.fh, e, n), Op::T, view(&self.gh, e, m), Op::N, T::zero(), out);
+                cx.gemm(inv_tau, view(&self.fh, e, n), Op::T, view(&self.gh, e, m), Op::N, T::zero(), out);
             }
         }
         Ok(())
     }
 
     fn backward(&mut self, params: &[T], ds: &DMatrix<T>, grads: &mut [T]) -> Result<()> {
+        let cx = self.cx;
         let (dx, dy, np) = (self.dim_x(), self.dim_y(), self.n_params());
         check_backward("separable", self.shape, np, ds, grads)?;
         let (n, m, e) = (self.shape.0, self.shape.1, self.embed);
@@ -203,9 +211,9 @@ impl<T: Real> Critic<T> for Separable<T> {
         let (df, dg) = (&mut self.df, &mut self.dg);
         let (fh, gh, fnorm, gnorm) = (&self.fh, &self.gh, &self.fnorm, &self.gnorm);
         let (sf, sg) = (&mut self.scratch, &mut self.scratch_g);
-        let (dlog_tau, ()) = crate::parallel::join(
+        let (dlog_tau, ()) = cx.join(
             || {
-                gemm(scale, gs, Op::N, dsv, Op::T, T::zero(), view_mut(df, e, n));
+                cx.gemm(scale, gs, Op::N, dsv, Op::T, T::zero(), view_mut(df, e, n));
                 // ∂/∂log τ = −Σ ∂S ⊙ S = −Σ F̂ ⊙ ∂F̂.
                 let dot =
                     if learn { fh.iter().zip(df.iter()).fold(T::zero(), |a, (&h, &d)| a + h * d) } else { T::zero() };
@@ -216,7 +224,7 @@ impl<T: Real> Critic<T> for Separable<T> {
                 -dot
             },
             || {
-                gemm(scale, fs, Op::N, dsv, Op::N, T::zero(), view_mut(dg, e, m));
+                cx.gemm(scale, fs, Op::N, dsv, Op::N, T::zero(), view_mut(dg, e, m));
                 if cosine {
                     normalise_backward(dg, gh, gnorm, e);
                 }

@@ -1,8 +1,8 @@
 //! Gaussian tasks: componentwise-correlated Gaussians and a general split multivariate normal.
 
 use super::Sampler;
-use crate::rng::Rng;
 use crate::error::{Error, Result};
+use crate::rng::Rng;
 use nalgebra::{Cholesky, DMatrix, Dyn};
 use rand::RngExt;
 use rand_distr::StandardNormal;

@@ -11,14 +11,35 @@
 //!
 //! | family | names | kind |
 //! |---|---|---|
-//! | neural bounds, trained and evaluated held-out (`neural`) | `infonce`, `nwj`, `tuba:<ln a>`, `js`, `interpolated[:α]`, `ba:<H(Y)>` | lower bound |
+//! | neural bounds, trained and evaluated held-out ([`neural`]) | `infonce`, `nwj`, `tuba:<ln a>`, `js`, `interpolated[:α]`, `ba:<H(Y)>` | lower bound |
 //! | | `dv`, `mine[:rate]`, `smile[:τ]` | estimate |
 //! | | `l1out`, `club`, `club-sample` | upper bound if q(y\|x) = p(y\|x) |
+//!
+//! [`compare`] runs several estimators on one data set (sharing what can be shared) and adds the
+//! diagnostics that need all of them.
+//!
+//! ```
+//! use mibound::data::{CorrelatedGaussian, Sampler, rng};
+//! use mibound::estimators::{Estimator, EstimatorSpec, Settings};
+//!
+//! let (x, y) = CorrelatedGaussian::with_mi(2, 1.0).unwrap().sample(600, &mut rng(1));
+//! let mut settings = Settings::default();
+//! settings.neural.batch = 64;
+//! settings.neural.max_steps = 200;
+//! let infonce = EstimatorSpec::parse("infonce").unwrap().build(&settings).unwrap();
+//! let e = infonce.estimate(x.as_view(), y.as_view(), 0).unwrap();
+//! println!("{} = {:.3} [{:.3}, {:.3}] ({})", e.label, e.value, e.interval.low, e.interval.high, e.kind.describe());
+//! assert!(e.value < 1.5 && e.interval.low <= e.value);
+//! ```
 
+mod compare;
+pub mod neural;
 mod spec;
 
 pub use crate::bounds::BoundKind as Kind;
-pub use spec::EstimatorSpec;
+pub use compare::{Comparison, compare};
+pub use neural::{Neural, NeuralConfig};
+pub use spec::{EstimatorSpec, Settings};
 
 use crate::error::Result;
 use nalgebra::DMatrixView;

@@ -4,9 +4,19 @@
 //! parameter, the bare value (`smile:5` = `smile:tau=5`). Printing gives the canonical form,
 //! which parses back to the same estimator.
 
+use super::Estimator;
+use super::neural::{Neural, NeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
+
+/// The settings shared by every estimator of a family, beyond what its name says.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Settings {
+    /// Critic, training and fold settings of the neural bounds.
+    pub neural: NeuralConfig,
+}
 
 /// An estimator chosen by name; see the module docs for the syntax.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -14,7 +24,7 @@ use serde::{Deserialize, Serialize};
 #[non_exhaustive]
 pub enum EstimatorSpec {
     /// A variational bound on a trained critic, evaluated on held-out rows
-    /// (`Neural`).
+    /// ([`Neural`]).
     Neural {
         /// The bound.
         bound: BoundSpec,
@@ -43,6 +53,13 @@ impl EstimatorSpec {
     /// Parses a comma-separated list (`infonce,smile:5,ksg:k=5`).
     pub fn parse_list(s: &str) -> Result<Vec<Self>> {
         s.split(',').filter(|p| !p.trim().is_empty()).map(Self::parse).collect()
+    }
+
+    /// The estimator, with `settings`; invalid settings are an error here, never later.
+    pub fn build(&self, settings: &Settings) -> Result<Box<dyn Estimator>> {
+        match self {
+            EstimatorSpec::Neural { bound } => Ok(Box::new(Neural::new(*bound, settings.neural.clone())?)),
+        }
     }
 
     /// The bound of a neural estimator.

@@ -1,9 +1,13 @@
 //! Why temperature matters: the weight InfoNCE's gradient puts on each negative.
 
 use super::{FigureOpts, save_both, write_jsonl};
-use crate::contrastive::negative_weights;
+use crate::contrastive::{cosine_backward, cosine_scores, negative_weights};
+use crate::critics::mlp::{ContiguousSlice, MlpCache, MlpScratch};
+use crate::critics::{Activation, Init, Mlp, MlpSpec};
 use crate::error::Result;
+use crate::gemm::Op;
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
+use crate::train::{Runner, StepRecord, Termination, Trainable};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -51,8 +55,8 @@ pub fn temperature(o: &FigureOpts) -> Result<()> {
 /// Synthetic labelled data: `classes` Gaussian clusters in `dim` dimensions.
 fn clusters(n: usize, classes: usize, dim: usize, seed: u64) -> (nalgebra::DMatrix<f64>, Vec<usize>) {
     use rand::RngExt;
-    let mut g = crate::data::rng(seed);
-    let mut centres = crate::data::rng(9_999);
+    let mut g = crate::rng::rng(seed);
+    let mut centres = crate::rng::rng(9_999);
     let c: Vec<Vec<f64>> = (0..classes)
         .map(|_| (0..dim).map(|_| 0.8 * centres.sample::<f64, _>(rand_distr::StandardNormal)).collect())
         .collect();
@@ -115,58 +119,96 @@ fn objective_grad(
 /// Normalised embeddings (rows) with their class labels.
 pub type Labelled = (nalgebra::DMatrix<f64>, Vec<usize>);
 
+/// An MLP encoder trained with a contrastive objective on two noisy views of labelled data: a
+/// [`Trainable`] for the one training runner.
+struct EncoderTrainer<'a> {
+    obj: Objective,
+    tau: f64,
+    batch: usize,
+    mlp: Mlp,
+    x: &'a nalgebra::DMatrix<f64>,
+    labels: &'a [usize],
+    g: crate::rng::Xoshiro,
+    adam: crate::optim::Adam<f64>,
+    cache: MlpCache<f64>,
+    scratch: MlpScratch<f64>,
+    grads: Vec<f64>,
+}
+
+/// The encoder's embeddings (rows) of the rows of `x`.
+fn embed(mlp: &Mlp, params: &[f64], x: &nalgebra::DMatrix<f64>, cache: &mut MlpCache<f64>) -> nalgebra::DMatrix<f64> {
+    let xt = x.transpose();
+    let out = mlp.forward(params, xt.as_view(), Op::N, cache);
+    nalgebra::DMatrix::from_column_slice(mlp.spec().output, x.nrows(), out.as_slice_contiguous()).transpose()
+}
+
+impl Trainable<f64> for EncoderTrainer<'_> {
+    fn step(&mut self, params: &mut [f64], step: u64) -> crate::Result<StepRecord> {
+        use rand::RngExt;
+        let (batch, dim) = (self.batch, self.x.ncols());
+        let idx: Vec<usize> = (0..batch).map(|_| self.g.random_range(0..self.x.nrows())).collect();
+        let base = self.x.select_rows(&idx);
+        let mut views = nalgebra::DMatrix::zeros(2 * batch, dim);
+        for v in 0..2 {
+            for i in 0..batch {
+                for k in 0..dim {
+                    views[(v * batch + i, k)] =
+                        base[(i, k)] + 0.5 * self.g.sample::<f64, _>(rand_distr::StandardNormal);
+                }
+            }
+        }
+        let labels: Vec<usize> = (0..2 * batch).map(|r| self.labels[idx[r % batch]]).collect();
+        let z = embed(&self.mlp, params, &views, &mut self.cache);
+        let s = cosine_scores(&z, &z, self.tau)?;
+        let (loss, ds) = objective_grad(self.obj, &s, &labels, self.tau)?;
+        let (dq, dk) = cosine_backward(&z, &z, self.tau, &ds);
+        let dz = (dq + dk).transpose();
+        self.mlp.backward(
+            params,
+            &mut self.grads,
+            views.transpose().as_view(),
+            Op::N,
+            &self.cache,
+            dz.as_view(),
+            &mut self.scratch,
+            false,
+            None,
+        );
+        self.adam
+            .step(params, &self.grads)
+            .map_err(|_| crate::Error::Diverged { step: step as usize, what: "gradient norm is not finite".into() })?;
+        Ok(StepRecord { step, value: -loss, objective: -loss, true_mi: None })
+    }
+}
+
 /// Trains an MLP encoder `16 → 64 → 16` with `obj` on two noisy views of clustered data and
 /// returns the normalised embeddings of the training and of held-out samples with their labels.
 pub fn train_encoder(obj: Objective, tau: f64, steps: usize, seed: u64) -> crate::Result<(Labelled, Labelled)> {
-    use crate::contrastive::{cosine_backward, cosine_scores};
-    use crate::critics::mlp::{ContiguousSlice, MlpCache, MlpScratch};
-    use crate::critics::{Activation, Init, Mlp, MlpSpec};
-    use crate::gemm::Op;
-    use rand::RngExt;
     let (dim, classes, batch) = (16, 8, 64);
     let (train_x, train_y) = clusters(2048, classes, dim, seed);
     let (test_x, test_y) = clusters(1024, classes, dim, seed + 1);
     let mlp = Mlp::new(MlpSpec { input: dim, hidden: vec![64], output: 16, activation: Activation::Relu }, 0);
     let mut params = vec![0.0f64; mlp.n_params()];
-    let mut g = crate::data::rng(seed);
+    let mut g = crate::rng::rng(seed);
     mlp.init(&mut params, Init::Torch, &mut g);
-    let mut adam = crate::optim::Adam::new(crate::optim::AdamConfig { lr: 1e-3, ..Default::default() }, params.len())?;
-    let (mut cache, mut scratch) = (MlpCache::default(), MlpScratch::default());
-    let mut grads = vec![0.0; params.len()];
-    let embed = |params: &[f64], x: &nalgebra::DMatrix<f64>, cache: &mut MlpCache<f64>| -> nalgebra::DMatrix<f64> {
-        let xt = x.transpose();
-        let out = mlp.forward(params, xt.as_view(), Op::N, cache);
-        nalgebra::DMatrix::from_column_slice(16, x.nrows(), out.as_slice_contiguous()).transpose()
+    let adam = crate::optim::Adam::new(crate::optim::AdamConfig { lr: 1e-3, ..Default::default() }, params.len())?;
+    let grads = vec![0.0; params.len()];
+    let mut model = EncoderTrainer {
+        obj,
+        tau,
+        batch,
+        mlp,
+        x: &train_x,
+        labels: &train_y,
+        g,
+        adam,
+        cache: MlpCache::default(),
+        scratch: MlpScratch::default(),
+        grads,
     };
-    for _ in 0..steps {
-        let idx: Vec<usize> = (0..batch).map(|_| g.random_range(0..train_x.nrows())).collect();
-        let base = train_x.select_rows(&idx);
-        let mut views = nalgebra::DMatrix::zeros(2 * batch, dim);
-        for v in 0..2 {
-            for i in 0..batch {
-                for k in 0..dim {
-                    views[(v * batch + i, k)] = base[(i, k)] + 0.5 * g.sample::<f64, _>(rand_distr::StandardNormal);
-                }
-            }
-        }
-        let labels: Vec<usize> = (0..2 * batch).map(|r| train_y[idx[r % batch]]).collect();
-        let z = embed(&params, &views, &mut cache);
-        let s = cosine_scores(&z, &z, tau)?;
-        let (_, ds) = objective_grad(obj, &s, &labels, tau)?;
-        let (dq, dk) = cosine_backward(&z, &z, tau, &ds);
-        let dz = (dq + dk).transpose();
-        mlp.backward(
-            &params,
-            &mut grads,
-            views.transpose().as_view(),
-            Op::N,
-            &cache,
-            dz.as_view(),
-            &mut scratch,
-            false,
-            None,
-        );
-        adam.step(&mut params, &grads)?;
+    let out = Runner::new(steps as u64).run(&mut model, params)?;
+    if let Termination::Diverged { step, what } = out.termination {
+        return Err(crate::Error::Diverged { step, what });
     }
     let norm = |m: nalgebra::DMatrix<f64>| {
         let mut m = m;
@@ -176,8 +218,8 @@ pub fn train_encoder(obj: Objective, tau: f64, steps: usize, seed: u64) -> crate
         }
         m
     };
-    let tr = norm(embed(&params, &train_x, &mut cache));
-    let te = norm(embed(&params, &test_x, &mut cache));
+    let tr = norm(embed(&model.mlp, &out.params, &train_x, &mut model.cache));
+    let te = norm(embed(&model.mlp, &out.params, &test_x, &mut model.cache));
     Ok(((tr, train_y), (te, test_y)))
 }
 

@@ -2,10 +2,11 @@
 
 use super::{FigureOpts, save_both, write_jsonl};
 use crate::bounds::BoundSpec;
+use crate::compute::Compute;
 use crate::critics::{CriticSpec, Init};
 use crate::data::{Task, rng};
 use crate::error::Result;
-use crate::gemm::{Backend, set_backend};
+use crate::gemm::Backend;
 use crate::optim::{Adam, AdamConfig};
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
 use crate::train::{Cursor, Data, Schedule, TrainStep};
@@ -32,16 +33,17 @@ pub enum Budget {
 /// Steps per second and GFLOP/s (from `Critic::macs_per_step`) of the Poole et al. InfoNCE
 /// training step (x, y ∈ R²⁰ correlated with I = 4 nats, Adam, f32) with the critic `spec` at
 /// batch size `n`, after `warmup` untimed steps. The loop runs on the thread pool when a step
-/// may use more than one thread ([`crate::parallel::on_pool`]).
-pub fn measure(spec: &CriticSpec, n: usize, warmup: u64, budget: Budget) -> Result<(f64, f64)> {
+/// may use more than one thread ([`Compute::on_pool`]).
+pub fn measure(spec: &CriticSpec, n: usize, warmup: u64, budget: Budget, compute: Compute) -> Result<(f64, f64)> {
     let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 })?;
-    let c = spec.build::<f32>(20, 20)?;
+    let c = spec.build_with::<f32>(20, 20, compute)?;
     let macs = c.macs_per_step(n);
     let mut p = c.init_params(Init::Torch, 0);
-    let adam = Adam::new(AdamConfig::default(), p.len())?;
+    let mut adam = Adam::new(AdamConfig::default(), p.len())?;
+    adam.set_compute(compute);
     let mut st = TrainStep::new(c, BoundSpec::InfoNce.build()?, adam, n, (20, 20));
     let (mut g, mut cur) = (rng(1), Cursor::default());
-    crate::parallel::on_pool(|| {
+    compute.on_pool(|| {
         for k in 0..warmup {
             st.run(&mut p, &data, &mut g, &mut cur, k)?;
         }
@@ -70,18 +72,15 @@ pub fn throughput(o: &FigureOpts) -> Result<()> {
         ("concat", CriticSpec::poole_concat(), &cat_ns),
     ];
     let mut rows = Vec::new();
-    let default_backend = crate::gemm::backend();
     for &b in Backend::available() {
-        set_backend(b)?;
         crate::gemm::set_blas_threads(1);
         for (name, spec, ns) in &critics {
             for &n in ns.iter() {
-                let (sps, gflops) = measure(spec, n, 3, Budget::Seconds(seconds))?;
+                let (sps, gflops) = measure(spec, n, 3, Budget::Seconds(seconds), Compute::new(b, 1)?)?;
                 rows.push(Row { critic: name.to_string(), backend: b.name(), batch: n, steps_per_s: sps, gflops });
             }
         }
     }
-    set_backend(default_backend)?;
     let mut series = Vec::new();
     let mut k = 0;
     for &b in Backend::available() {

@@ -56,13 +56,36 @@ pub struct Adam<T> {
     m: Vec<T>,
     v: Vec<T>,
     t: u64,
+    /// Threads the update may use (not part of the state: results do not depend on it).
+    #[serde(skip, default = "one")]
+    threads: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl<T: Real> Adam<T> {
     /// Fresh state for `n` parameters.
     pub fn new(config: AdamConfig, n: usize) -> Result<Self> {
         config.validate()?;
-        Ok(Adam { config, m: vec![T::zero(); n], v: vec![T::zero(); n], t: 0 })
+        Ok(Adam { config, m: vec![T::zero(); n], v: vec![T::zero(); n], t: 0, threads: 1 })
+    }
+
+    /// Lets the update use `compute.threads` threads (two halves of a long parameter vector
+    /// run concurrently; bit-identical to one thread).
+    pub fn set_compute(&mut self, compute: crate::compute::Compute) {
+        self.set_threads(compute.threads);
+    }
+
+    /// Lets the update use `threads` threads.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    /// The threads the update may use.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Steps taken.
@@ -113,7 +136,7 @@ impl<T: Real> Adam<T> {
             step_size: T::of(c.lr / (1.0 - c.beta1.powi(t))),
             inv_bc2_sqrt: T::of(1.0 / (1.0 - c.beta2.powi(t)).sqrt()),
         };
-        update_parallel(k, params, grads, &mut self.m, &mut self.v);
+        update_parallel(self.threads, k, params, grads, &mut self.m, &mut self.v);
         Ok(norm)
     }
 }
@@ -172,11 +195,18 @@ fn update_avx2<T: Real>(k: Coefficients<T>, params: &mut [T], grads: &[T], m: &m
 }
 
 /// The update of long parameter vectors in two halves, concurrently when the step may use two
-/// threads ([`crate::parallel`]): it is element-wise, so the result does not depend on the split,
+/// threads ([`crate::compute::Compute`]): it is element-wise, so the result does not depend on the split,
 /// and it is memory-bound (four arrays that do not fit in L2), so the second core's bandwidth helps.
-fn update_parallel<T: Real>(k: Coefficients<T>, params: &mut [T], grads: &[T], m: &mut [T], v: &mut [T]) {
+fn update_parallel<T: Real>(
+    threads: usize,
+    k: Coefficients<T>,
+    params: &mut [T],
+    grads: &[T],
+    m: &mut [T],
+    v: &mut [T],
+) {
     const MIN_SPLIT: usize = 1 << 14;
-    if params.len() < MIN_SPLIT || crate::parallel::threads() < 2 {
+    if params.len() < MIN_SPLIT || threads < 2 {
         return update_dispatch(k, params, grads, m, v);
     }
     let half = (params.len() / 2).next_multiple_of(64);
@@ -184,7 +214,7 @@ fn update_parallel<T: Real>(k: Coefficients<T>, params: &mut [T], grads: &[T], m
     let (g0, g1) = grads.split_at(half);
     let (m0, m1) = m.split_at_mut(half);
     let (v0, v1) = v.split_at_mut(half);
-    crate::parallel::join(|| update_dispatch(k, p0, g0, m0, v0), || update_dispatch(k, p1, g1, m1, v1));
+    rayon::join(|| update_dispatch(k, p0, g0, m0, v0), || update_dispatch(k, p1, g1, m1, v1));
 }
 
 fn update_dispatch<T: Real>(k: Coefficients<T>, params: &mut [T], grads: &[T], m: &mut [T], v: &mut [T]) {

@@ -1,5 +1,5 @@
-//! Training: problem (the data) → step (critic forward, bound, backward, Adam) → runner
-//! (argmin's `Executor`: stopping, observers, checkpoints) → results.
+//! Training: problem (the data) → step (critic forward, bound, backward, Adam) → the one
+//! [`Runner`] (stopping rules, validation, observers, checkpoints) → results.
 //!
 //! ```no_run
 //! use mibound::bounds::BoundSpec;
@@ -15,37 +15,32 @@
 //! }
 //! ```
 
+mod critic;
 mod problem;
 mod results;
+mod runner;
 mod sandwich;
-mod solver;
 mod step;
 
+pub use critic::{CriticTrainer, evaluate_batches, random_batches};
 pub use problem::{Cursor, Data, Dataset, Schedule};
 pub use results::{MonitorTrace, RunMeta, StepRecord, TrainResult, Window, ema, mean_std};
+pub use runner::{
+    CheckpointConfig, EarlyStop, Observer, Outcome, ProgressCounter, Runner, Termination, TraceObserver, Trainable,
+    Validation,
+};
 pub use sandwich::{SandwichResult, sandwich};
-pub use solver::{EarlyStop, FileCheckpoint, ProgressObserver, TraceObserver, TrainState, Trainer};
 
 pub use step::{Monitor, PARAM_CHECK_EVERY, TrainStep};
 
 use crate::bounds::BoundSpec;
+use crate::compute::Compute;
 use crate::critics::{CriticSpec, Init};
 use crate::error::{Error, Result};
 use crate::optim::{Adam, AdamConfig};
 use crate::real::Real;
-use argmin::core::observers::ObserverMode;
-use argmin::core::{Executor, State, TerminationReason, TerminationStatus};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-
-/// Where and how often to checkpoint.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CheckpointConfig {
-    /// The checkpoint file (JSON); an existing one is resumed from.
-    pub path: PathBuf,
-    /// Save every this many steps.
-    pub every: u64,
-}
 
 /// Everything a training run needs besides the data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,8 +59,6 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Weight initialisation.
     pub init: Init,
-    /// Show a progress bar on stderr.
-    pub progress: bool,
     /// Stream the per-step trace to this file (CSV, or JSON lines for `.jsonl`).
     pub trace: Option<PathBuf>,
     /// Checkpointing, for resumable runs.
@@ -79,11 +72,14 @@ pub struct TrainConfig {
     /// instead of [`Error::Diverged`] — for figures that show divergence.
     #[serde(default)]
     pub keep_diverged: bool,
+    /// The gemm backend and the threads one step may use.
+    #[serde(default)]
+    pub compute: Compute,
 }
 
 impl TrainConfig {
-    /// A configuration with the defaults: Adam 5e-4, seed 0, PyTorch initialisation, no
-    /// progress bar, trace, checkpoint or early stopping.
+    /// A configuration with the defaults: Adam 5e-4, seed 0, PyTorch initialisation, no trace,
+    /// checkpoint or early stopping, the default [`Compute`].
     pub fn new(critic: CriticSpec, bound: BoundSpec, batch: usize, steps: u64) -> Self {
         TrainConfig {
             critic,
@@ -93,24 +89,36 @@ impl TrainConfig {
             adam: AdamConfig::default(),
             seed: 0,
             init: Init::Torch,
-            progress: false,
             trace: None,
             checkpoint: None,
             early_stop: None,
             monitors: Vec::new(),
             keep_diverged: false,
+            compute: Compute::default(),
         }
     }
 
     /// Identifies what a checkpoint belongs to: everything except the run length, the display
-    /// options and the checkpoint itself.
+    /// options, the thread count (it changes the speed, never the numbers) and the checkpoint.
     fn fingerprint(&self, scalar: &str) -> String {
         let mut c = self.clone();
         c.steps = 0;
-        c.progress = false;
         c.trace = None;
         c.checkpoint = None;
+        c.compute.threads = 1;
         format!("{scalar}:{}", serde_json::to_string(&c).unwrap_or_default())
+    }
+
+    /// Checks that the critic can feed the bound.
+    fn check_pairing(&self) -> Result<()> {
+        if self.bound.needs_log_density() && !matches!(self.critic, CriticSpec::Gaussian { .. }) {
+            return Err(Error::param(
+                "critic",
+                format!("{:?}", self.critic).split_whitespace().next().unwrap_or("?"),
+                "this bound needs the log-density log q(y|x) of a conditional model: use the gaussian critic",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -119,47 +127,40 @@ fn data_seed(seed: u64) -> u64 {
     seed ^ 0x9E37_79B9_7F4A_7C15
 }
 
-/// Checks that the critic can feed the bound.
-fn check_pairing(cfg: &TrainConfig) -> Result<()> {
-    if cfg.bound.needs_log_density() && !matches!(cfg.critic, CriticSpec::Gaussian { .. }) {
-        return Err(Error::param(
-            "critic",
-            format!("{:?}", cfg.critic).split_whitespace().next().unwrap_or("?"),
-            "this bound needs the log-density log q(y|x) of a conditional model: use the gaussian critic",
-        ));
-    }
-    Ok(())
-}
-
-/// An untrained trainer (critic, bound, Adam, data generator) for inputs of dimensions `dims`.
-fn build_trainer<T: Real>(dims: (usize, usize), cfg: &TrainConfig) -> Result<Trainer<T>> {
-    check_pairing(cfg)?;
-    let critic = cfg.critic.build::<T>(dims.0, dims.1)?;
-    let adam = Adam::new(cfg.adam.clone(), critic.n_params())?;
+/// An untrained critic trainer for `cfg` on `data` and the critic's initial parameters.
+pub fn trainer<'d, T: Real>(data: &'d Data, cfg: &TrainConfig) -> Result<(CriticTrainer<'d, T>, Vec<T>)> {
+    data.check_batch(cfg.batch)?;
+    cfg.check_pairing()?;
+    let dims = data.dims();
+    let critic = cfg.critic.build_with::<T>(dims.0, dims.1, cfg.compute)?;
+    let mut adam = Adam::new(cfg.adam.clone(), critic.n_params())?;
+    adam.set_compute(cfg.compute);
     let bound = cfg.bound.build::<T>()?;
     let step = TrainStep::new(critic, bound, adam, cfg.batch, dims).with_monitors(&cfg.monitors)?;
-    let emit = cfg.progress || cfg.trace.is_some();
-    Ok(Trainer::new(step, crate::rng::rng(data_seed(cfg.seed)), cfg.early_stop, emit, cfg.steps as usize))
-}
-
-/// A fresh trainer for `cfg` on `data` and the critic's initial parameters.
-pub fn trainer<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<(Trainer<T>, Vec<T>)> {
-    data.check_batch(cfg.batch)?;
-    let t = build_trainer::<T>(data.dims(), cfg)?;
-    let params = t.step.critic.init_params(cfg.init, cfg.seed);
-    Ok((t, params))
+    let params = step.critic.init_params(cfg.init, cfg.seed);
+    Ok((CriticTrainer::new(step, data, crate::rng::rng(data_seed(cfg.seed)), cfg.steps as usize), params))
 }
 
 /// Trains `cfg.critic` with `cfg.bound` on `data` and returns the trace and final parameters.
 ///
 /// A NaN or infinite bound, gradient or parameter stops the run with [`Error::Diverged`]
-/// naming the step. With a checkpoint configured, an existing checkpoint file of the same
-/// configuration is resumed from, and the result is bit-identical to an uninterrupted run.
+/// naming the step (or, with [`TrainConfig::keep_diverged`], returns the run so far). With a
+/// checkpoint configured, an existing checkpoint file of the same configuration is resumed
+/// from, and the result is bit-identical to an uninterrupted run.
 pub fn train<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> {
-    crate::parallel::on_pool(|| run(data, cfg))
+    train_observed(data, cfg, Vec::new())
 }
 
-fn run<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> {
+/// [`train`] with extra observers (a progress bar, say).
+pub fn train_observed<'o, T: Real>(
+    data: &Data,
+    cfg: &TrainConfig,
+    observers: Vec<Box<dyn Observer + 'o>>,
+) -> Result<TrainResult<T>> {
+    cfg.compute.on_pool(|| run(data, cfg, observers))
+}
+
+fn run<'o, T: Real>(data: &Data, cfg: &TrainConfig, observers: Vec<Box<dyn Observer + 'o>>) -> Result<TrainResult<T>> {
     if cfg.steps == 0 {
         return Err(Error::param("steps", 0, "must be at least 1"));
     }
@@ -169,37 +170,23 @@ fn run<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> {
             Error::param("BA entropy H(Y)", "(unknown)", "this data has no analytic H(Y): give ba:<nats>")
         })?;
         let cfg = TrainConfig { bound: BoundSpec::Ba { entropy_y: Some(h) }, ..cfg.clone() };
-        return run(data, &cfg);
+        return run(data, &cfg, observers);
     }
-    let (solver, params) = trainer::<T>(data, cfg)?;
-    let bound_label = solver.step.bound.label();
-    let steps = cfg.steps;
-    let mut exec = Executor::new(data, solver).configure(|s| s.param(params).max_iters(steps)).timer(false);
-    if cfg.progress {
-        exec = exec.add_observer(ProgressObserver::new(steps, &bound_label), ObserverMode::Always);
-    }
+    let (mut model, params) = trainer::<T>(data, cfg)?;
+    let bound_label = model.step.bound.label();
+    let mut runner = Runner::new(cfg.steps);
+    runner.early_stop = cfg.early_stop;
+    runner.checkpoint = cfg.checkpoint.clone().map(|ck| (ck, cfg.fingerprint(T::type_name())));
     if let Some(path) = &cfg.trace {
-        exec = exec.add_observer(TraceObserver::create(path)?, ObserverMode::Always);
+        runner = runner.observe(TraceObserver::create(path)?);
     }
-    if let Some(ck) = &cfg.checkpoint {
-        let (cfg2, fingerprint) = (cfg.clone(), cfg.fingerprint(T::type_name()));
-        let dims = data.dims();
-        let fresh = move || build_trainer::<T>(dims, &cfg2);
-        exec = exec.checkpointing(FileCheckpoint::new(ck.path.clone(), ck.every, fingerprint, steps, Box::new(fresh)));
+    for o in observers {
+        runner = runner.observe_boxed(o);
     }
-    let started = std::time::Instant::now();
-    let res = exec.run().map_err(from_argmin)?;
-    let wall_seconds = started.elapsed().as_secs_f64();
-    let termination = match res.state.get_termination_status() {
-        TerminationStatus::Terminated(TerminationReason::MaxItersReached) => "max steps".to_string(),
-        TerminationStatus::Terminated(TerminationReason::SolverExit(why)) => why.clone(),
-        other => format!("{other:?}"),
-    };
-    if let (Some((step, what)), false) = (res.solver.diverged.clone(), cfg.keep_diverged) {
-        return Err(Error::Diverged { step, what });
+    let out = runner.run(&mut model, params)?;
+    if let (Termination::Diverged { step, what }, false) = (&out.termination, cfg.keep_diverged) {
+        return Err(Error::Diverged { step: *step, what: what.clone() });
     }
-    let params = res.state.param.unwrap_or_default();
-    let trace = res.solver.records;
     let k = cfg.monitors.len();
     let monitors = cfg
         .monitors
@@ -210,7 +197,7 @@ fn run<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> {
                 Monitor::Bound { spec } => spec.build::<T>().map(|b| b.label()).unwrap_or_default(),
                 Monitor::Vub => "VUB".to_string(),
             };
-            MonitorTrace { label, values: res.solver.monitor_trace.iter().skip(m).step_by(k).copied().collect() }
+            MonitorTrace { label, values: model.monitor_trace.iter().skip(m).step_by(k).copied().collect() }
         })
         .collect();
     let meta = RunMeta {
@@ -222,15 +209,14 @@ fn run<T: Real>(data: &Data, cfg: &TrainConfig) -> Result<TrainResult<T>> {
         seed: cfg.seed,
         adam: cfg.adam.clone(),
         scalar: T::type_name().into(),
-        backend: crate::gemm::backend().name().into(),
+        backend: cfg.compute.backend.name().into(),
     };
-    Ok(TrainResult { params, trace, monitors, meta, wall_seconds, termination })
-}
-
-/// Recovers the crate's error from argmin's (`anyhow`) error.
-fn from_argmin(e: argmin::core::Error) -> Error {
-    match e.downcast::<Error>() {
-        Ok(err) => err,
-        Err(other) => Error::Format { context: "training loop".into(), msg: other.to_string() },
-    }
+    Ok(TrainResult {
+        params: out.params,
+        trace: out.records,
+        monitors,
+        meta,
+        wall_seconds: out.wall_seconds,
+        termination: out.termination.to_string(),
+    })
 }

@@ -2,8 +2,8 @@
 //! schedule, or a fixed data set with a train/test split and shuffled epochs.
 
 use crate::data::{Sampler, Task};
-use crate::rng::{Xoshiro, shuffle};
 use crate::error::{Error, Result};
+use crate::rng::{Xoshiro, shuffle};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
@@ -99,7 +99,6 @@ impl Dataset {
         (self.x.select_rows(idx), self.y.select_rows(idx))
     }
 }
-
 
 /// Position in the shuffled epochs of a [`Dataset`]; part of a checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

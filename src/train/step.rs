@@ -5,10 +5,10 @@ use super::problem::{Cursor, Data};
 use super::results::StepRecord;
 use crate::bounds::Bound;
 use crate::critics::Critic;
-use crate::rng::Xoshiro;
 use crate::error::{Error, Result};
 use crate::optim::Adam;
 use crate::real::Real;
+use crate::rng::Xoshiro;
 use nalgebra::DMatrix;
 
 /// How often (in steps) the parameters are scanned for NaN/Inf; the loss and the gradient norm

@@ -1,0 +1,81 @@
+//! Several estimators on one data set, with the diagnostics that need all of them.
+
+use super::neural::{TraceRow, estimate_bounds};
+use super::{Estimate, EstimatorSpec, Kind, Settings};
+use crate::error::{Error, Result};
+use nalgebra::DMatrixView;
+use serde::{Deserialize, Serialize};
+
+/// The estimates of [`compare`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Comparison {
+    /// Rows used.
+    pub n_samples: usize,
+    /// Dimension of x.
+    pub dim_x: usize,
+    /// Dimension of y.
+    pub dim_y: usize,
+    /// One estimate per requested estimator, in the order requested.
+    pub estimates: Vec<Estimate>,
+    /// Whether the headline lower bound's interval lies above 0 (dependence detected).
+    pub significant: bool,
+    /// Diagnostics that concern several estimates (bounds crossing).
+    pub warnings: Vec<String>,
+    /// Per-step training values and validation checks of the neural estimators, for traces
+    /// and plots.
+    #[serde(skip)]
+    pub trace: Vec<TraceRow>,
+}
+
+impl Comparison {
+    /// The headline estimate: the first lower bound, else the first estimate.
+    pub fn headline(&self) -> Option<&Estimate> {
+        self.estimates.iter().find(|e| e.kind == Kind::Lower).or(self.estimates.first())
+    }
+}
+
+/// Runs every estimator of `specs` on `x`, `y` with `seed`. Neural bounds that share a training
+/// objective share their critics (with the same numbers as alone). `progress`, when given, is
+/// called with counts of training steps as they are taken.
+pub fn compare(
+    specs: &[EstimatorSpec],
+    settings: &Settings,
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    seed: u64,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<Comparison> {
+    if specs.is_empty() {
+        return Err(Error::param("estimators", "(none)", "ask for at least one"));
+    }
+    let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
+    let mut neural =
+        if bounds.is_empty() { None } else { Some(estimate_bounds(&bounds, &settings.neural, x, y, seed, progress)?) };
+    let mut trace = Vec::new();
+    let mut from_neural = neural.as_mut().map(|r| {
+        trace = std::mem::take(&mut r.trace);
+        std::mem::take(&mut r.estimates).into_iter()
+    });
+    let mut estimates = Vec::with_capacity(specs.len());
+    for s in specs {
+        let e = match (s.bound(), from_neural.as_mut()) {
+            (Some(_), Some(it)) => it.next().expect("one neural estimate per bound"),
+            _ => s.build(settings)?.estimate(x, y, seed)?,
+        };
+        estimates.push(e);
+    }
+    let mut warnings = Vec::new();
+    for lo in estimates.iter().filter(|e| e.kind == Kind::Lower) {
+        for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact) {
+            if lo.interval.low > up.interval.high {
+                warnings.push(format!(
+                    "bounds cross: the lower bound {} ({:.3}) lies above the upper bound {} ({:.3}); the conditional model q(y|x) is probably too poor — trust neither",
+                    lo.label, lo.value, up.label, up.value
+                ));
+            }
+        }
+    }
+    let significant = estimates.iter().find(|e| e.kind == Kind::Lower).is_some_and(|e| e.interval.low > 0.0);
+    Ok(Comparison { n_samples: x.nrows(), dim_x: x.ncols(), dim_y: y.ncols(), estimates, significant, warnings, trace })
+}
