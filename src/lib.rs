@@ -28,7 +28,8 @@
 //! ## Layout
 //! - [`bounds`]: lower bounds (InfoNCE, NWJ, TUBA, DV, MINE, JS, SMILE, I_α) and binary NCE,
 //!   each returning its value and the gradient of its training objective w.r.t. `S`.
-//! - [`data`]: distributions with analytic MI and their optimal critics.
+//! - [`data`]: distributions with analytic MI and their optimal critics; [`tasks`]: the
+//!   benchmark-mi task suite (40 ids) and harder tasks, looked up by id.
 //! - [`critics`]: separable, bilinear and concat critics with hand-written backprop.
 //! - [`gemm`]: the one matrix-product module (matrixmultiply, or OpenBLAS with `--features blas`,
 //!   then the default).
@@ -50,6 +51,7 @@ pub mod optim;
 pub mod parallel;
 pub mod plot;
 pub mod real;
+pub mod tasks;
 pub mod train;
 
 pub use error::{Error, Result};
