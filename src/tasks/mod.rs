@@ -578,7 +578,7 @@ fn build_base(id: &str) -> Result<BenchmarkTask> {
         let p = parts(
             format!("Student-t {dx} × {dy} (dof={df})"),
             "student-identity",
-            format!("multivariate t, {df} degrees of freedom, identity dispersion; I = Student-t correction"),
+            format!("multivariate t, ν = {df}, identity dispersion; I = Student-t correction (X, Y uncorrelated)"),
             format!("{BMI} bmi.benchmark.tasks.student, bmi.samplers._split_student_t"),
         );
         return Ok(task(id, Box::new(SplitStudentT::identity(dx, dy, df)?), p, None));
@@ -592,7 +592,7 @@ fn build_base(id: &str) -> Result<BenchmarkTask> {
         let p = parts(
             format!("Student-t {dx} × {dy} (dof={df}, {})", if k == 2 { "2-pair" } else { "sparse" }),
             "student-sparse",
-            format!("multivariate t, {df} degrees of freedom, dispersion = multinormal-sparse-{dx}-{dy}-{k}-{s}'s"),
+            format!("multivariate t, ν = {df}, dispersion = multinormal-sparse-{dx}-{dy}-{k}-{s}'s"),
             format!("{BMI} bmi.benchmark.tasks.student.task_student_sparse (not in bmi's 40)"),
         );
         let t = SplitStudentT::new(sparse_correlation(dx, dy, k, s), dx, df)?;
