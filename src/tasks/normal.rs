@@ -9,7 +9,7 @@ use nalgebra::DMatrix;
 /// The bivariate normal with unit variances and correlation `ρ` (bmi `1v1-normal-ρ`):
 /// `I = −½ log(1 − ρ²)`.
 pub fn bivariate(rho: f64) -> Result<SplitGaussian> {
-    if !(rho.abs() < 1.0) {
+    if rho.is_nan() || rho.abs() >= 1.0 {
         return Err(Error::param("correlation", rho, "must lie in (−1, 1)"));
     }
     SplitGaussian::new(DMatrix::from_row_slice(2, 2, &[1.0, rho, rho, 1.0]), 1)

@@ -147,7 +147,7 @@ impl Sampler for SplitStudentT {
         let mut z = vec![0.0; d];
         for i in 0..n {
             z.iter_mut().for_each(|v| *v = rng.sample(StandardNormal));
-            let w: f64 = rng.sample(&self.chi2);
+            let w: f64 = rng.sample(self.chi2);
             let scale = (self.df / w).sqrt();
             for r in 0..d {
                 let v = scale * (0..=r).map(|c| self.chol[(r, c)] * z[c]).sum::<f64>();
