@@ -124,7 +124,7 @@ pub const EXTRA_IDS: &[&str] = &[
     "student-sparse-5-5-1-2-2.0",
     "student-sparse-5-5-2-2-2.0",
     "student-sparse-5-5-3-2-2.0",
-    // Small n: bmi distributions with a suggested sample size far below bmi's 10 000.
+    // Small n: bmi distributions with a suggested sample size far below mibound's default 10 000 (DEFAULT_N).
     "small_n-64-1v1-normal-0.75",
     "small_n-100-multinormal-sparse-5-5-2-2.0",
     "small_n-100-student-identity-5-5-2",
