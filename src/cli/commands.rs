@@ -316,8 +316,28 @@ pub fn bmi(sample: &Path, dim_x: usize, dim_y: usize, opts: &EstimateOpts) -> Re
     Ok(())
 }
 
-/// `mibound tasks`.
-pub fn tasks(dim: usize, mi: f64) -> Result<()> {
+/// `mibound tasks`: the parametric tasks at `--dim`/`--mi`, then the task suite.
+pub fn tasks(dim: usize, mi: f64, json: bool) -> Result<()> {
+    let suite = crate::tasks::catalogue()?;
+    if json {
+        let mut all = Vec::new();
+        for (name, desc) in Task::CATALOGUE {
+            let s = Task::parse(name, dim)?.at_mi(mi)?;
+            all.push(serde_json::json!({
+                "id": name, "name": s.name(), "family": "parametric (--dim, --mi)", "description": desc,
+                "dim_x": s.dim_x(), "dim_y": s.dim_y(), "true_mi": s.true_mi(), "source": "mibound",
+                "has_optimal_critic": true,
+            }));
+        }
+        for t in &suite {
+            all.push(
+                serde_json::to_value(t)
+                    .map_err(|e| Error::Format { context: "task list".into(), msg: e.to_string() })?,
+            );
+        }
+        println!("{}", serde_json::Value::Array(all));
+        return Ok(());
+    }
     println!("{:<12} {:>4} {:>8} {:>9}  description", "task", "dim", "rho", "true MI");
     for (name, desc) in Task::CATALOGUE {
         let s = Task::parse(name, dim)?.at_mi(mi)?;
@@ -325,13 +345,27 @@ pub fn tasks(dim: usize, mi: f64) -> Result<()> {
         println!("{name:<12} {:>4} {rho:>8.4} {:>9.4}  {desc}", s.dim_x(), s.true_mi());
     }
     println!("\nchoose with: mibound sample TASK --dim D --mi I --n N --out DIR");
+    println!("\ntask suite: benchmark-mi 0.1.3's 40 tasks (bmi ids) and harder ones (docs/tasks.md)");
+    let w = suite.iter().map(|t| t.id.len()).max().unwrap_or(2);
+    println!("{:<w$} {:>5} {:>5} {:>9} {:>7}  description", "id", "dim_x", "dim_y", "true MI", "n");
+    for t in &suite {
+        println!(
+            "{:<w$} {:>5} {:>5} {:>9.4} {:>7}  {}",
+            t.id, t.dim_x, t.dim_y, t.true_mi, t.suggested_n, t.description
+        );
+    }
+    println!("\nchoose with: mibound sample ID --n N --seed S --out DIR");
     Ok(())
 }
 
-/// `mibound sample`.
+/// `mibound sample`: a parametric task (`gaussian`, `cubic`, `asinh-cubic` at `--dim`/`--mi`) or
+/// any task-suite id.
 pub fn sample(task: &str, n: usize, dim: usize, mi: f64, seed: u64, out: &Path) -> Result<()> {
     if n == 0 {
         return Err(Error::param("n", 0, "must be at least 1"));
+    }
+    if Task::CATALOGUE.iter().all(|c| c.0 != task) {
+        return sample_suite(task, n, seed, out);
     }
     let t = Task::parse(task, dim)?;
     let s = t.at_mi(mi)?;
@@ -345,6 +379,36 @@ pub fn sample(task: &str, n: usize, dim: usize, mi: f64, seed: u64, out: &Path) 
         "wrote {}/x.npy, y.npy ({n} × {dim} each) and info.json; true MI = {:.4} nats",
         out.display(),
         s.true_mi()
+    );
+    Ok(())
+}
+
+/// `mibound sample ID` for a task-suite id.
+fn sample_suite(id: &str, n: usize, seed: u64, out: &Path) -> Result<()> {
+    let t = crate::tasks::get(id).map_err(|e| match e {
+        Error::Unknown { kind, name, known } => {
+            let legacy: Vec<&str> = Task::CATALOGUE.iter().map(|c| c.0).collect();
+            Error::Unknown { kind, name, known: format!("{} (with --dim, --mi), or {known}", legacy.join(", ")) }
+        }
+        other => other,
+    })?;
+    let (x, y) = t.draw(n, seed)?;
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    write_npy(&out.join("x.npy"), &x)?;
+    write_npy(&out.join("y.npy"), &y)?;
+    let i = t.info();
+    let info = serde_json::json!({
+        "task": id, "name": i.name, "family": i.family, "description": i.description, "source": i.source,
+        "n": n, "seed": seed, "dim_x": i.dim_x, "dim_y": i.dim_y, "true_mi": i.true_mi,
+        "suggested_n": i.suggested_n, "sampler": t.name(),
+    });
+    write_atomic(&out.join("info.json"), format!("{info:#}\n").as_bytes())?;
+    println!(
+        "wrote {}/x.npy ({n} × {}), y.npy ({n} × {}) and info.json; true MI = {:.4} nats",
+        out.display(),
+        i.dim_x,
+        i.dim_y,
+        i.true_mi
     );
     Ok(())
 }

@@ -115,7 +115,9 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
-    /// List the built-in tasks with their parameters and true MI.
+    /// List the built-in tasks with their parameters and true MI: the parametric tasks
+    /// (gaussian, cubic, asinh-cubic at --dim/--mi) and the task suite (benchmark-mi's 40 ids
+    /// and the harder tasks, see docs/tasks.md).
     Tasks {
         /// Dimension.
         #[arg(long, default_value_t = 20)]
@@ -123,10 +125,15 @@ enum Command {
         /// MI in nats.
         #[arg(long, default_value_t = 2.0)]
         mi: f64,
+        /// Print one JSON array of every task (id, name, family, description, dims, true MI,
+        /// suggested n, source).
+        #[arg(long)]
+        json: bool,
     },
     /// Write samples of a built-in task: x.npy, y.npy and info.json (with the true MI).
     Sample {
-        /// Task name (see `mibound tasks`).
+        /// Task name or id (see `mibound tasks`): gaussian, cubic, asinh-cubic (with --dim and
+        /// --mi) or a task-suite id such as multinormal-sparse-5-5-2-2.0 (--dim/--mi unused).
         task: String,
         /// Samples.
         #[arg(long)]
@@ -294,7 +301,7 @@ pub fn main() -> ExitCode {
             plot.as_deref(),
             quiet,
         ),
-        Command::Tasks { dim, mi } => commands::tasks(dim, mi),
+        Command::Tasks { dim, mi, json } => commands::tasks(dim, mi, json),
         Command::Sample { task, n, dim, mi, seed, out } => commands::sample(&task, n, dim, mi, seed, &out),
         Command::Bmi { sample, dim_x, dim_y, opts } => commands::bmi(&sample, dim_x, dim_y, &opts),
         Command::Figure { name, out, quick, seed } => {
