@@ -6,7 +6,7 @@ use crate::critics::{Activation, CriticSpec, Similarity};
 use crate::data::files::{Table, check_values, read_csv, read_table, select_columns, write_npy};
 use crate::data::{CorrelatedGaussian, Sampler, Task, rng};
 use crate::error::{Error, Result};
-use crate::estimators::{Comparison, EstimatorSpec, NeuralConfig, Settings, compare};
+use crate::estimators::{Comparison, EstimatorSpec, MarginalTransform, NeuralConfig, Settings, compare};
 use crate::optim::AdamConfig;
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
 use nalgebra::DMatrix;
@@ -103,7 +103,7 @@ pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
         max_steps: opts.steps,
         adam: AdamConfig { lr: opts.lr, weight_decay: opts.weight_decay, ..AdamConfig::default() },
         folds: opts.folds,
-        standardize: !opts.no_standardize,
+        transform: if opts.no_standardize { MarginalTransform::None } else { opts.transform.parse()? },
         ..NeuralConfig::default()
     };
     settings.neural.validate()?;
@@ -137,13 +137,12 @@ fn table(c: &Comparison) -> String {
     } else {
         "\n  no significant dependence: the headline lower bound's interval does not lie above 0\n"
     };
-    for e in &c.estimates {
-        for w in &e.diagnostics.warnings {
+    // Notes about the data (small, duplicated rows) reach every estimate: print each once.
+    let mut seen = std::collections::HashSet::new();
+    for w in c.estimates.iter().flat_map(|e| &e.diagnostics.warnings).chain(&c.warnings) {
+        if seen.insert(w) {
             s += &format!("  warning: {w}\n");
         }
-    }
-    for w in &c.warnings {
-        s += &format!("  warning: {w}\n");
     }
     s
 }

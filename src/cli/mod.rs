@@ -51,8 +51,12 @@ pub struct EstimateOpts {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Do not standardise columns.
-    #[arg(long)]
+    /// Map each coordinate before training (MI is unchanged by invertible maps): copula (ranks →
+    /// normal scores, fitted on each fold's training rows; tames heavy tails), standardize, none.
+    #[arg(long, default_value = "copula")]
+    pub transform: String,
+    /// The same as `--transform none` (kept for existing scripts).
+    #[arg(long, hide = true)]
     pub no_standardize: bool,
 }
 

@@ -66,8 +66,40 @@ pub fn compare(
         estimates.push(e);
     }
     let mut warnings = Vec::new();
+    let headline = estimates.iter().find(|e| e.kind == Kind::Lower);
+    // Upper bounds already flagged on their own (below 0 or below the headline lower bound).
+    let mut flagged = Vec::new();
+    for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact) {
+        if up.value < 0.0 {
+            warnings.push(format!(
+                "{} ({:.3}) is below 0, which no upper bound on MI can be: its conditional model q(y|x) is too poor here — ignore it",
+                up.label, up.value
+            ));
+            flagged.push(up.estimator.clone());
+        } else if let Some(lo) = headline.filter(|lo| up.value < lo.value) {
+            warnings.push(format!(
+                "{} ({:.3}) lies below the lower bound {} ({:.3}): it is not an upper bound on this data (its conditional model q(y|x) is too poor) — trust the lower bound, not it",
+                up.label, up.value, lo.label, lo.value
+            ));
+            flagged.push(up.estimator.clone());
+        }
+    }
+    // No estimate from n rows can resolve more than about log n nats of spread.
+    let ln_n = (x.nrows() as f64).ln();
+    for e in &estimates {
+        let width = e.interval.high - e.interval.low;
+        if !(width <= ln_n) {
+            warnings.push(format!(
+                "{}: the 95 % interval [{:.3}, {:.3}] is wider than log n = {ln_n:.2} nats, more than {} rows can support; the estimate is not informative",
+                e.label,
+                e.interval.low,
+                e.interval.high,
+                x.nrows()
+            ));
+        }
+    }
     for lo in estimates.iter().filter(|e| e.kind == Kind::Lower) {
-        for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact) {
+        for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact && !flagged.contains(&e.estimator)) {
             if lo.interval.low > up.interval.high {
                 warnings.push(format!(
                     "bounds cross: the lower bound {} ({:.3}) lies above the upper bound {} ({:.3}); the conditional model q(y|x) is probably too poor — trust neither",

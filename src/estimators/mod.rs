@@ -33,11 +33,14 @@
 //! ```
 
 mod compare;
+pub mod marginal;
 pub mod neural;
+pub mod significance;
 mod spec;
 
 pub use crate::bounds::BoundKind as Kind;
 pub use compare::{Comparison, compare};
+pub use marginal::MarginalTransform;
 pub use neural::{Neural, NeuralConfig};
 pub use spec::{EstimatorSpec, Settings};
 

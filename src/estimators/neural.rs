@@ -1,7 +1,11 @@
 //! Neural bounds as estimators: any bound × any critic, trained and evaluated on held-out rows.
 //!
-//! 1. Columns are standardised (an invertible map of each variable: MI is unchanged).
-//! 2. The rows are split into `K` folds. For each fold, a critic is trained on the other folds
+//! 1. The rows are split into `K` folds; identical rows (the same x and y) always fall into the
+//!    same fold, so a duplicated row can never be trained on and tested on.
+//! 2. For each fold, each coordinate goes through a map fitted on the fold's training rows
+//!    ([`MarginalTransform`]; default: ranks → normal scores, which tames heavy tails and odd
+//!    marginals — MI is unchanged by invertible maps of each coordinate). A critic is trained
+//!    on the training rows
 //!    with the bound's training objective (JS and SMILE share a JS-trained critic; CLUB,
 //!    CLUB-sample, L1Out and BA share a conditional `q(y|x)` fitted by maximum likelihood), with
 //!    10 % of the training rows held back for validation: the runner keeps the parameters with
@@ -11,12 +15,21 @@
 //! 3. The bound is evaluated on the fold's **test** rows (random batches of size N), which
 //!    neither training nor the choice of parameters saw. Selecting the best value *on the test
 //!    set*, as benchmark-mi does, would bias the estimate upward.
-//! 4. The estimate is the mean over folds; the 95 % interval is `mean ± t_{0.975, K−1}·sd/√K`.
+//! 4. The estimate is the mean over folds. The 95 % interval is Nadeau & Bengio's corrected
+//!    resampled t-interval, `mean ± t_{0.975, K−1}·sd·√(1/K + n_test/n_train)`: the folds'
+//!    training sets overlap, so their values are correlated and the naive `sd/√K` understates
+//!    the variance (Nadeau & Bengio 2003, "Inference for the generalization error").
+//!
+//! Small data sets adapt: when a fold's training rows are fewer than the batch, the batch is
+//! lowered (to a power of two, at least 8) with a warning. Bounds are evaluated on test batches
+//! of `min(batch, test rows)` rows — the size reported as `eval_batch`, which is also the N of
+//! InfoNCE's `log N` ceiling.
 //!
 //! Several bounds asked for together ([`estimate_bounds`]) share the critics they can share;
 //! each critic's seed depends only on the estimate's seed, the fold and the training objective,
 //! so a bound estimated alone ([`Neural`]) gives exactly the number it gives in company.
 
+use super::marginal::MarginalTransform;
 use super::{Diagnostics, Estimate, Estimator, Interval, Kind, check_inputs};
 use crate::bounds::{Bound, BoundSpec};
 use crate::compute::Compute;
@@ -54,8 +67,9 @@ pub struct NeuralConfig {
     pub adam: AdamConfig,
     /// Number of folds K ≥ 2.
     pub folds: usize,
-    /// Standardise every column first.
-    pub standardize: bool,
+    /// The map each coordinate goes through, fitted on each fold's training rows
+    /// ([`MarginalTransform`]; default: ranks → normal scores).
+    pub transform: MarginalTransform,
     /// Validation check interval in steps; `0` checks once per epoch of the training rows
     /// (at least every 5 and at most every 100 steps).
     pub eval_every: u64,
@@ -89,7 +103,7 @@ impl Default for NeuralConfig {
             max_steps: 3000,
             adam: AdamConfig::default(),
             folds: 5,
-            standardize: true,
+            transform: MarginalTransform::Copula,
             eval_every: 0,
             patience: 600,
             compute: Compute::default(),
@@ -202,18 +216,37 @@ fn critic_seed(seed: u64, fold: usize, trainer: &BoundSpec) -> u64 {
     h
 }
 
-/// Standardises columns in place; returns an error naming a constant column (0-based).
-fn standardize(m: &mut DMatrix<f64>, what: &str) -> Result<()> {
-    for (j, mut c) in m.column_iter_mut().enumerate() {
-        let n = c.len() as f64;
-        let mean = c.sum() / n;
-        let sd = (c.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
-        if sd == 0.0 || !sd.is_finite() {
-            return Err(Error::param(&format!("{what} column {j}"), "constant", "zero variance: drop it"));
+/// Splits the rows into `k` folds of nearly equal size at random (seeded), keeping identical
+/// rows (the same x and y, bit for bit) together. Returns the folds and the number of rows that
+/// repeat an earlier one.
+fn folds_by_groups(x: &DMatrix<f64>, y: &DMatrix<f64>, k: usize, seed: u64) -> (Vec<Vec<usize>>, usize) {
+    use std::collections::HashMap;
+    let n = x.nrows();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
+    for i in 0..n {
+        let key: Vec<u64> = x.row(i).iter().chain(y.row(i).iter()).map(|v| v.to_bits()).collect();
+        match index.get(&key) {
+            Some(&g) => groups[g].push(i),
+            None => {
+                index.insert(key, groups.len());
+                groups.push(vec![i]);
+            }
         }
-        c.apply(|v| *v = (*v - mean) / sd);
     }
-    Ok(())
+    let repeats = n - groups.len();
+    shuffle(&mut groups, &mut rng(seed));
+    // Whole groups fill the folds in turn, each up to its share of the rows.
+    let mut folds = vec![Vec::new(); k];
+    let (mut f, mut filled) = (0, 0);
+    for g in groups {
+        while f + 1 < k && filled >= (f + 1) * n / k {
+            f += 1;
+        }
+        filled += g.len();
+        folds[f].extend(g);
+    }
+    (folds, repeats)
 }
 
 /// Records training values and validation checks of one critic for the trace.
@@ -245,12 +278,32 @@ struct FoldOutcome {
     warnings: Vec<String>,
     steps: u64,
     diverged: bool,
+    /// For a conditional model: held-out mean `log q(y|x)` minus that of the marginal model.
+    q_gain: Option<f64>,
 }
 
-/// The held-out rows of one fold: validation and test (the training rows are in its data).
+/// The held-out rows of one fold: validation and test (the training rows are in its data),
+/// and the size of the test batches.
 struct FoldRows<'a> {
     val: &'a [usize],
     test: &'a [usize],
+    eval_batch: usize,
+}
+
+/// Mean log-likelihood, on the rows `test`, of the marginal model of `y`: independent Gaussians
+/// per coordinate with the mean and variance of the rows `train` — what a conditional model
+/// `q(y|x)` must beat for its upper bounds to mean anything.
+fn marginal_log_likelihood(y: &DMatrix<f64>, train: &[usize], test: &[usize]) -> f64 {
+    const LN_2PI: f64 = 1.837_877_066_409_345_5;
+    let mut ll = 0.0;
+    for c in y.column_iter() {
+        let n = train.len() as f64;
+        let mean = train.iter().map(|&i| c[i]).sum::<f64>() / n;
+        let var = (train.iter().map(|&i| (c[i] - mean).powi(2)).sum::<f64>() / n).max(1e-12);
+        ll += test.iter().map(|&i| -0.5 * (LN_2PI + var.ln() + (c[i] - mean).powi(2) / var)).sum::<f64>()
+            / test.len() as f64;
+    }
+    ll
 }
 
 /// Trains the critic of `trainer` on the fold's training rows (validation on its validation
@@ -315,20 +368,21 @@ fn run_critic(
         ));
     }
     let mut bounds: Vec<Box<dyn Bound<f32>>> = members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
-    let vals = evaluate_batches(
-        model.step.critic.as_mut(),
-        &out.params,
-        &mut bounds,
-        &d.x,
-        &d.y,
-        &random_batches(rows.test, cfg.batch, TEST_BATCHES, seed ^ 0x7E57),
-    )?;
+    let test_batches = random_batches(rows.test, rows.eval_batch, TEST_BATCHES, seed ^ 0x7E57);
+    let vals = evaluate_batches(model.step.critic.as_mut(), &out.params, &mut bounds, &d.x, &d.y, &test_batches)?;
+    // A conditional model's objective is its mean log-likelihood log q(y_i|x_i): compare it with
+    // the marginal model's on the same rows.
+    let q_gain = trainer.needs_log_density().then(|| {
+        let test_rows: Vec<usize> = test_batches.iter().flatten().copied().collect();
+        vals[0].1 - marginal_log_likelihood(&d.y, &d.train, &test_rows)
+    });
     Ok(FoldOutcome {
         values: members.iter().map(|m| m.0).zip(vals.into_iter().map(|v| v.0)).collect(),
         trace,
         warnings,
         steps: out.records.len() as u64,
         diverged,
+        q_gain,
     })
 }
 
@@ -359,23 +413,40 @@ pub fn estimate_bounds(
     if cfg.folds > n / 2 {
         return Err(Error::param("folds", cfg.folds, &format!("{n} rows allow at most {} folds of 2 rows", n / 2)));
     }
-    let test_rows = n / cfg.folds;
-    let fit_rows = ((n - test_rows) as f64 * 0.9) as usize;
-    if fit_rows < cfg.batch || test_rows < 2 {
+    let (xs, ys) = (x.clone_owned(), y.clone_owned());
+    let (folds, repeats) = folds_by_groups(&xs, &ys, cfg.folds, seed);
+    let mut notes = Vec::new();
+    if repeats > 0 {
+        notes.push(format!(
+            "{repeats} of the {n} rows repeat an earlier row exactly; identical rows are kept in the same fold"
+        ));
+    }
+    // The smallest fold's training part (90 % of the rows outside it) and test part.
+    let min_test = folds.iter().map(Vec::len).min().unwrap_or(0);
+    let max_test = folds.iter().map(Vec::len).max().unwrap_or(0);
+    let min_fit = ((n - max_test) as f64 * 0.9) as usize;
+    if min_test < 2 || min_fit < 8 {
         return Err(Error::param(
-            "batch",
-            cfg.batch,
+            "rows",
+            n,
             &format!(
-                "{n} rows give {fit_rows} training rows per fold, fewer than the batch: lower --batch or --folds, or add data"
+                "too few distinct rows for {} folds: each fold needs at least 2 test rows and 8 training rows",
+                cfg.folds
             ),
         ));
     }
-    let eval_every = if cfg.eval_every == 0 { ((fit_rows / cfg.batch) as u64).clamp(5, 100) } else { cfg.eval_every };
-    let (mut xs, mut ys) = (x.clone_owned(), y.clone_owned());
-    if cfg.standardize {
-        standardize(&mut xs, "x")?;
-        standardize(&mut ys, "y")?;
+    let mut batch = cfg.batch;
+    if min_fit < batch {
+        batch = 1 << min_fit.ilog2();
+        notes.push(format!(
+            "small data set: {n} rows leave {min_fit} training rows per fold, fewer than the batch {}; batch lowered to {batch} (InfoNCE ≤ log N, so estimates above log {batch} = {:.2} nats are out of reach)",
+            cfg.batch,
+            (batch as f64).ln()
+        ));
     }
+    let eval_batch = batch.min(min_test);
+    let cfg = &NeuralConfig { batch, ..cfg.clone() };
+    let eval_every = if cfg.eval_every == 0 { ((min_fit / batch) as u64).clamp(5, 100) } else { cfg.eval_every };
     // Critics: one per distinct training objective, in order of first appearance.
     let mut groups: Vec<(BoundSpec, Vec<(usize, BoundSpec)>)> = Vec::new();
     for (i, b) in bounds.iter().enumerate() {
@@ -385,22 +456,20 @@ pub fn estimate_bounds(
             None => groups.push((t, vec![(i, *b)])),
         }
     }
-    let mut order: Vec<usize> = (0..n).collect();
-    shuffle(&mut order, &mut rng(seed));
-    let data = Data::Dataset(Dataset { x: xs, y: ys, train: Vec::new(), test: Vec::new() });
-    let folds: Vec<Result<Vec<FoldOutcome>>> = (0..cfg.folds)
+    let outcomes: Vec<Result<Vec<FoldOutcome>>> = (0..cfg.folds)
         .into_par_iter()
         .map(|f| {
-            let test = &order[f * test_rows..(f + 1) * test_rows];
+            let test = &folds[f];
             let mut train: Vec<usize> =
-                order[..f * test_rows].iter().chain(&order[(f + 1) * test_rows..]).copied().collect();
+                (0..cfg.folds).filter(|&g| g != f).flat_map(|g| folds[g].iter().copied()).collect();
+            let fit_rows = ((train.len()) as f64 * 0.9) as usize;
             let val = train.split_off(fit_rows);
-            let Data::Dataset(d) = &data else { unreachable!() };
-            // The fold's own view of the data: training rows for the epochs, validation rows
-            // held back.
-            let fold_data =
-                Data::Dataset(Dataset { x: d.x.clone(), y: d.y.clone(), train: train.clone(), test: val.clone() });
-            let rows = FoldRows { val: &val, test };
+            // The map of each coordinate, fitted on this fold's training rows (fit + validation).
+            let fit_and_val: Vec<usize> = train.iter().chain(&val).copied().collect();
+            let fx = cfg.transform.fit(&xs, &fit_and_val, "x")?.apply(&xs);
+            let fy = cfg.transform.fit(&ys, &fit_and_val, "y")?.apply(&ys);
+            let fold_data = Data::Dataset(Dataset { x: fx, y: fy, train: train.clone(), test: val.clone() });
+            let rows = FoldRows { val: &val, test, eval_batch };
             groups
                 .iter()
                 .map(|(t, members)| {
@@ -413,14 +482,16 @@ pub fn estimate_bounds(
     let mut warnings = vec![Vec::new(); bounds.len()];
     let mut steps = vec![0u64; bounds.len()];
     let mut diverged = vec![false; bounds.len()];
+    let mut q_gain: Vec<Vec<f64>> = vec![Vec::new(); bounds.len()];
     let mut trace = Vec::new();
-    for fold in folds {
+    for fold in outcomes {
         for o in fold? {
             for &(m, v) in &o.values {
                 per_bound[m].push(v);
                 warnings[m].extend(o.warnings.iter().cloned());
                 steps[m] += o.steps;
                 diverged[m] |= o.diverged;
+                q_gain[m].extend(o.q_gain);
             }
             trace.extend(o.trace);
         }
@@ -428,15 +499,28 @@ pub fn estimate_bounds(
     let t = StudentsT::new(0.0, 1.0, (cfg.folds - 1) as f64)
         .map_err(|e| Error::param("folds", cfg.folds, &e.to_string()))?;
     let q = t.inverse_cdf(0.975);
+    // Nadeau & Bengio's correction: the folds' training sets overlap.
+    let k = cfg.folds as f64;
+    let correction = (1.0 / k + 1.0 / (k - 1.0)).sqrt();
     let wall = started.elapsed().as_secs_f64();
-    let log_n = (cfg.batch as f64).ln();
+    let log_n = (eval_batch as f64).ln();
     let mut estimates = Vec::new();
     for (i, spec) in bounds.iter().enumerate() {
         let b = spec.build::<f32>()?;
         let vals = std::mem::take(&mut per_bound[i]);
         let (mean, sd) = mean_std(vals.iter().copied());
-        let half = q * sd / (vals.len() as f64).sqrt();
-        let mut w = std::mem::take(&mut warnings[i]);
+        let half = q * sd * correction;
+        let mut w = notes.clone();
+        w.extend(std::mem::take(&mut warnings[i]));
+        if let Some(g) = (!q_gain[i].is_empty()).then(|| q_gain[i].iter().sum::<f64>() / q_gain[i].len() as f64)
+            && g <= 0.0
+            && b.kind() == Kind::UpperIfExact
+        {
+            w.push(format!(
+                "{}: upper bound not valid here: q(y|x) fits the held-out rows worse than the marginal model q(y) (log-likelihood gain {g:.3} nats per row); it is not an upper bound on this data",
+                b.label()
+            ));
+        }
         if !mean.is_finite() {
             w.push(format!(
                 "{}: the held-out value is not finite (the critic overfits or diverged); it is not an estimate",
@@ -445,7 +529,7 @@ pub fn estimate_bounds(
         }
         if *spec == BoundSpec::InfoNce && mean > log_n - 0.5 {
             w.push(format!(
-                "InfoNCE ({mean:.3}) is at its ceiling log N = {log_n:.3}: the true MI may be much higher; raise --batch or rely on the other estimators"
+                "InfoNCE ({mean:.3}) is at its ceiling log N = {log_n:.3} (N = {eval_batch} rows per test batch): the true MI may be much higher; raise --batch, add data or rely on the other estimators"
             ));
         }
         let settings = serde_json::json!({
@@ -453,12 +537,13 @@ pub fn estimate_bounds(
             "trained_with": trainer_bound(spec).build::<f32>()?.label(),
             "critic": cfg.critic_for(spec),
             "batch": cfg.batch,
+            "eval_batch": eval_batch,
             "max_steps": cfg.max_steps,
             "folds": cfg.folds,
             "eval_every": eval_every,
             "patience": cfg.patience,
             "adam": cfg.adam,
-            "standardize": cfg.standardize,
+            "transform": cfg.transform.to_string(),
             "seed": seed,
             "backend": cfg.compute.backend.name(),
         });
@@ -473,7 +558,7 @@ pub fn estimate_bounds(
             spec.to_string(),
             b.label(),
             mean,
-            Interval::new(mean - half, mean + half, format!("t over {} folds", cfg.folds)),
+            Interval::new(mean - half, mean + half, format!("t over {} folds, Nadeau-Bengio corrected", cfg.folds)),
             b.kind(),
             (n, x.ncols(), y.ncols()),
         )
