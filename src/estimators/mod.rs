@@ -15,6 +15,7 @@
 //! | | `dv`, `mine[:rate]`, `smile[:τ]` | estimate |
 //! | | `l1out`, `club`, `club-sample` | upper bound if q(y\|x) = p(y\|x) |
 
+pub mod classical;
 mod spec;
 
 pub use crate::bounds::BoundKind as Kind;
