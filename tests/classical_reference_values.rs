@@ -11,8 +11,8 @@
 
 use mibound::estimators::Estimator;
 use mibound::estimators::classical::{
-    EntropyNorm, Ksg, KsgVariant, binned_mi, canonical_correlations, copula_mi, digamma, gaussian_mi,
-    gaussian_mi_plugin, kl_entropy, ksg_mi,
+    EntropyNorm, Ksg, KsgSearch, KsgVariant, binned_mi, canonical_correlations, copula_mi, digamma, gaussian_mi,
+    gaussian_mi_plugin, kl_entropy, ksg_mi, ksg_with,
 };
 use nalgebra::DMatrix;
 
@@ -153,6 +153,10 @@ fn ksg_matches_the_brute_force_numpy_reference() {
         for ((k, v), want) in cases.into_iter().zip(refs) {
             let got = ksg_mi(x.as_view(), y.as_view(), k, v).unwrap();
             close(&format!("{v:?} k={k} on {ds}"), got, want, TOL);
+            for search in [KsgSearch::Tree, KsgSearch::Scan] {
+                let got = ksg_with(x.as_view(), y.as_view(), k, v, search).unwrap().mi;
+                close(&format!("{v:?} k={k} {search:?} on {ds}"), got, want, TOL);
+            }
         }
     }
 }
@@ -288,8 +292,15 @@ fn ksg1_matches_brute_force_in_the_test() {
     }
     for (name, x, y) in &cases {
         for k in [1, 3, 5] {
-            let got = ksg_mi(x.as_view(), y.as_view(), k, KsgVariant::Ksg1).unwrap();
-            close(&format!("KSG-1 k={k} on {name}"), got, ksg1_brute(x, y, k), TOL);
+            let want = ksg1_brute(x, y, k);
+            for search in [KsgSearch::Auto, KsgSearch::Tree, KsgSearch::Scan] {
+                let got = ksg_with(x.as_view(), y.as_view(), k, KsgVariant::Ksg1, search).unwrap().mi;
+                close(&format!("KSG-1 k={k} {search:?} on {name}"), got, want, TOL);
+            }
+            // KSG-2: the tree and the scan give identical counts on tie-free data.
+            let tree = ksg_with(x.as_view(), y.as_view(), k, KsgVariant::Ksg2, KsgSearch::Tree).unwrap();
+            let scan = ksg_with(x.as_view(), y.as_view(), k, KsgVariant::Ksg2, KsgSearch::Scan).unwrap();
+            assert_eq!(tree, scan, "KSG-2 k={k} on {name}");
         }
     }
 }

@@ -41,6 +41,7 @@ use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, check_inputs};
 use nalgebra::{DMatrix, DMatrixView};
 use rand::RngExt;
 use rand_distr::StandardNormal;
+use rayon::prelude::*;
 
 /// Which of Kraskov et al.'s two estimators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -88,8 +89,43 @@ pub fn ksg_mi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, varian
     ksg(x, y, k, variant).map(|r| r.mi)
 }
 
+/// How the neighbours are searched. All three give the same counts on data without distance
+/// ties (with ties, KSG-2's choice among equidistant k-th neighbours may differ).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KsgSearch {
+    /// [`KsgSearch::Scan`] when `n² (d_x + d_y + 4)` is below the estimated cost of the trees
+    /// (small `n` or many dimensions), else [`KsgSearch::Tree`].
+    #[default]
+    Auto,
+    /// k-d trees (kiddo, Chebyshev metric) for the joint k-NN (brute force above 12 joint
+    /// dimensions) and for the marginal range counts (a sorted array in one dimension).
+    Tree,
+    /// One exact O(n²) pass per point computing the marginal distances to all other points,
+    /// the k nearest in the joint space and both counts together (vectorised, no tree).
+    Scan,
+}
+
+/// Whether [`KsgSearch::Auto`] scans: when `n ≤ 2000`, or `n ≤ 30000` with at least 6 joint
+/// dimensions, or `n ≤ 100000` with more than 12 (measured on this project's machine, see
+/// docs/performance.md).
+fn auto_scan(n: usize, d: usize) -> bool {
+    n <= 2000 || (d >= 6 && n <= 30_000) || (d > 12 && n <= 100_000)
+}
+
 /// [`ksg_mi`] with the mean neighbour counts.
 pub fn ksg(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, variant: KsgVariant) -> Result<KsgResult> {
+    ksg_with(x, y, k, variant, KsgSearch::Auto)
+}
+
+/// [`ksg`] with a chosen neighbour search.
+pub fn ksg_with(
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    k: usize,
+    variant: KsgVariant,
+    search: KsgSearch,
+) -> Result<KsgResult> {
     if k == 0 {
         return Err(Error::param("ksg k", k, "must be at least 1"));
     }
@@ -101,6 +137,171 @@ pub fn ksg(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, variant: 
     if n > u32::MAX as usize {
         return Err(Error::param("rows", n, "at most 2³² − 1"));
     }
+    let (dx, dy) = (x.ncols(), y.ncols());
+    let scan = match search {
+        KsgSearch::Auto => auto_scan(n, dx + dy),
+        KsgSearch::Tree => false,
+        KsgSearch::Scan => true,
+    };
+    let (nx, ny) = if scan { counts_scan(x, y, k, variant) } else { counts_tree(x, y, k, variant) };
+    let strict = variant == KsgVariant::Ksg1;
+    let psi = digamma_table(n + 1);
+    let shift = usize::from(strict);
+    let mut sum = 0.0;
+    for (&a, &b) in nx.iter().zip(&ny) {
+        sum += psi[a as usize + shift] + psi[b as usize + shift];
+    }
+    let nf = n as f64;
+    let kf = k as f64;
+    let base = digamma(kf) + psi[n];
+    let mi = match variant {
+        KsgVariant::Ksg1 => base - sum / nf,
+        KsgVariant::Ksg2 => base - 1.0 / kf - sum / nf,
+    };
+    let mean = |c: &[u32]| c.iter().map(|&v| v as f64).sum::<f64>() / nf;
+    Ok(KsgResult { mi, mean_nx: mean(&nx), mean_ny: mean(&ny) })
+}
+
+/// The counts `n_x(i)`, `n_y(i)` by one exact pass over all other points per point.
+fn counts_scan(
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    k: usize,
+    variant: KsgVariant,
+) -> (Vec<u32>, Vec<u32>) {
+    let n = x.nrows();
+    let cols =
+        |m: DMatrixView<'_, f64>| -> Vec<Vec<f64>> { m.column_iter().map(|c| c.iter().copied().collect()).collect() };
+    let (xc, yc) = (cols(x), cols(y));
+    let pairs: Vec<(u32, u32)> = (0..n)
+        .into_par_iter()
+        .map_init(
+            || Scratch { ex: vec![0.0; n], ey: vec![0.0; n], dz: vec![0.0; n], best: Vec::with_capacity(k + 1) },
+            |scratch, i| scan_point_dispatch(&xc, &yc, i, k, variant, scratch),
+        )
+        .collect();
+    pairs.into_iter().unzip()
+}
+
+/// Per-thread buffers of [`counts_scan`].
+struct Scratch {
+    ex: Vec<f64>,
+    ey: Vec<f64>,
+    dz: Vec<f64>,
+    best: Vec<(f64, usize)>,
+}
+
+fn scan_point_dispatch(
+    xc: &[Vec<f64>],
+    yc: &[Vec<f64>],
+    i: usize,
+    k: usize,
+    variant: KsgVariant,
+    s: &mut Scratch,
+) -> (u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { scan_point_avx2(xc, yc, i, k, variant, s) };
+    }
+    scan_point(xc, yc, i, k, variant, s)
+}
+
+/// [`scan_point`] compiled for AVX2 (4 lanes instead of SSE2's 2). The operations are
+/// subtractions, absolute values, maxima and comparisons, all exact: the result is identical.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn scan_point_avx2(
+    xc: &[Vec<f64>],
+    yc: &[Vec<f64>],
+    i: usize,
+    k: usize,
+    variant: KsgVariant,
+    s: &mut Scratch,
+) -> (u32, u32) {
+    scan_point(xc, yc, i, k, variant, s)
+}
+
+/// `max(a, b)` for non-NaN values, written so that it compiles to one `maxpd`.
+#[inline(always)]
+fn fmax(a: f64, b: f64) -> f64 {
+    if a > b { a } else { b }
+}
+
+/// `out[j] = max_c |col_c[j] − col_c[i]|`, computed as kiddo and the brute force do.
+#[inline(always)]
+fn marginal_into(cs: &[Vec<f64>], i: usize, out: &mut [f64]) {
+    let q = cs[0][i];
+    out.iter_mut().zip(&cs[0]).for_each(|(o, &v)| *o = (v - q).abs());
+    for c in &cs[1..] {
+        let q = c[i];
+        out.iter_mut().zip(c).for_each(|(o, &v)| *o = fmax(*o, (v - q).abs()));
+    }
+}
+
+/// Points `j ≠ i` with `dist[j] < r` (`strict`) or `≤ r`; `dist[i] = 0`.
+#[inline(always)]
+fn count_inside(dist: &[f64], r: f64, strict: bool) -> u32 {
+    let inside: u32 = if strict {
+        dist.iter().map(|&v| u32::from(v < r)).sum()
+    } else {
+        dist.iter().map(|&v| u32::from(v <= r)).sum()
+    };
+    inside - u32::from(!strict || r > 0.0)
+}
+
+/// KSG's counts for point `i` by scanning all points.
+#[inline(always)]
+fn scan_point(
+    xc: &[Vec<f64>],
+    yc: &[Vec<f64>],
+    i: usize,
+    k: usize,
+    variant: KsgVariant,
+    s: &mut Scratch,
+) -> (u32, u32) {
+    const CHUNK: usize = 16;
+    let Scratch { ex, ey, dz, best } = s;
+    marginal_into(xc, i, ex);
+    marginal_into(yc, i, ey);
+    dz.iter_mut().zip(ex.iter().zip(ey.iter())).for_each(|(z, (&a, &b))| *z = fmax(a, b));
+    dz[i] = f64::INFINITY;
+    best.clear();
+    let mut worst = f64::INFINITY;
+    for (c, chunk) in dz.chunks(CHUNK).enumerate() {
+        // Most chunks hold no candidate: one vectorised minimum decides.
+        if chunk.iter().fold(f64::INFINITY, |m, &v| if v < m { v } else { m }) >= worst {
+            continue;
+        }
+        for (o, &v) in chunk.iter().enumerate() {
+            if v < worst {
+                let at = best.partition_point(|&(b, _)| b <= v);
+                best.insert(at, (v, c * CHUNK + o));
+                best.truncate(k);
+                if best.len() == k {
+                    worst = best[k - 1].0;
+                }
+            }
+        }
+    }
+    let strict = variant == KsgVariant::Ksg1;
+    let (rx, ry) = match variant {
+        KsgVariant::Ksg1 => (best[k - 1].0, best[k - 1].0),
+        KsgVariant::Ksg2 => {
+            (best.iter().map(|&(_, j)| ex[j]).fold(0.0, f64::max), best.iter().map(|&(_, j)| ey[j]).fold(0.0, f64::max))
+        }
+    };
+    (count_inside(ex, rx, strict), count_inside(ey, ry, strict))
+}
+
+/// The counts `n_x(i)`, `n_y(i)` with k-d trees (module docs).
+fn counts_tree(
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    k: usize,
+    variant: KsgVariant,
+) -> (Vec<u32>, Vec<u32>) {
+    let n = x.nrows();
     let (dx, dy) = (x.ncols(), y.ncols());
     let d = dx + dy;
     let xr = row_major(x);
@@ -127,21 +328,7 @@ pub fn ksg(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, variant: 
     let (rx, ry): (Vec<f64>, Vec<f64>) = radii.into_iter().unzip();
     let nx = knn::count_within(&xr, dx, &rx, strict);
     let ny = knn::count_within(&yr, dy, &ry, strict);
-    let psi = digamma_table(n + 1);
-    let shift = usize::from(strict);
-    let mut sum = 0.0;
-    for (&a, &b) in nx.iter().zip(&ny) {
-        sum += psi[a as usize + shift] + psi[b as usize + shift];
-    }
-    let nf = n as f64;
-    let kf = k as f64;
-    let base = digamma(kf) + psi[n];
-    let mi = match variant {
-        KsgVariant::Ksg1 => base - sum / nf,
-        KsgVariant::Ksg2 => base - 1.0 / kf - sum / nf,
-    };
-    let mean = |c: &[u32]| c.iter().map(|&v| v as f64).sum::<f64>() / nf;
-    Ok(KsgResult { mi, mean_nx: mean(&nx), mean_ny: mean(&ny) })
+    (nx, ny)
 }
 
 /// Standardises each column of `m` in place (mean 0, standard deviation 1 with the `1/N`
@@ -184,6 +371,8 @@ pub struct Ksg {
     pub noise: f64,
     /// Subsamples for the interval (default [`DEFAULT_SUBSAMPLES`]; 0 for none).
     pub subsamples: usize,
+    /// Neighbour search (default [`KsgSearch::Auto`]); the value does not depend on it.
+    pub search: KsgSearch,
 }
 
 impl Ksg {
@@ -192,7 +381,7 @@ impl Ksg {
         if k == 0 {
             return Err(Error::param("ksg k", k, "must be at least 1"));
         }
-        Ok(Ksg { k, variant, standardize: true, noise: 1e-10, subsamples: DEFAULT_SUBSAMPLES })
+        Ok(Ksg { k, variant, standardize: true, noise: 1e-10, subsamples: DEFAULT_SUBSAMPLES, search: KsgSearch::Auto })
     }
 }
 
@@ -230,9 +419,9 @@ impl Estimator for Ksg {
                 "KSG in {d} joint dimensions: expect a large downward bias at high MI (Kraskov et al. 2004, Gao et al. 2015)"
             ));
         }
-        let (k, variant) = (self.k, self.variant);
+        let (k, variant, search) = (self.k, self.variant, self.search);
         let core = move |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| -> Result<Core> {
-            let r = ksg(a, b, k, variant)?;
+            let r = ksg_with(a, b, k, variant, search)?;
             Ok(Core {
                 value: r.mi,
                 values: vec![("mean_nx".into(), r.mean_nx), ("mean_ny".into(), r.mean_ny)],
@@ -246,6 +435,7 @@ impl Estimator for Ksg {
             "standardize": self.standardize,
             "noise": self.noise,
             "subsamples": self.subsamples,
+            "search": self.search,
         });
         let label = format!("KSG-{} (k={})", self.variant.number(), self.k);
         let mut est =

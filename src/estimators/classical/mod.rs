@@ -37,7 +37,7 @@ pub use gaussian::{
     Copula, Gaussian, canonical_correlations, copula_mi, gaussian_mi, gaussian_mi_plugin, normal_scores,
 };
 pub use interval::{DEFAULT_SUBSAMPLES, Subsampled, subsampling_interval};
-pub use ksg::{Ksg, KsgVariant, ksg_mi};
+pub use ksg::{Ksg, KsgSearch, KsgVariant, ksg_mi, ksg_with};
 
 use super::{Estimate, Estimator, EstimatorSpec, Kind};
 use crate::error::{Error, Result};
