@@ -15,11 +15,15 @@
 //! `⟨·⟩` is the mean over the `N` points and `ψ` the digamma function. The value is not
 //! clipped at 0 (scikit-learn clips; compare before clipping).
 //!
-//! **Search.** The joint k-NN search uses `kiddo`'s k-d tree with its Chebyshev metric up to
-//! 12 joint dimensions and an exact brute-force scan above; the marginal counts use a sorted
-//! array and binary search in one dimension and a k-d tree range count (brute force above 12
-//! dimensions) otherwise. Queries run in parallel on rayon's pool; the result does not depend
-//! on the number of threads.
+//! **Search** ([`KsgSearch`]). Two exact paths with identical results on tie-free data:
+//! *tree* — the joint k-NN search uses `kiddo`'s k-d tree with its Chebyshev metric up to 12
+//! joint dimensions (an exact brute-force scan above), and the marginal counts a sorted array
+//! with binary search in one dimension, a k-d tree range count otherwise; *scan* — for each
+//! point one pass over all others computes the marginal max-norm distances, keeps the k nearest
+//! in the joint space and counts, vectorised (AVX2 where the CPU has it). The scan costs
+//! `O(n² (d_x + d_y))` but no tree overhead, and wins for small `n` and in many dimensions; the
+//! default chooses by `n` and `d`. Queries run in parallel on rayon's pool; the result does not
+//! depend on the number of threads.
 //!
 //! **Preprocessing** (the [`Ksg`] estimator, not [`ksg_mi`]): by default each column is
 //! standardised (mean 0, standard deviation 1 with the `1/N` normalisation; constant columns are
@@ -94,8 +98,8 @@ pub fn ksg_mi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, varian
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KsgSearch {
-    /// [`KsgSearch::Scan`] when `n² (d_x + d_y + 4)` is below the estimated cost of the trees
-    /// (small `n` or many dimensions), else [`KsgSearch::Tree`].
+    /// [`KsgSearch::Scan`] for small `n` or many dimensions, else [`KsgSearch::Tree`] (the rule
+    /// is in the source, `auto_scan`).
     #[default]
     Auto,
     /// k-d trees (kiddo, Chebyshev metric) for the joint k-NN (brute force above 12 joint
@@ -106,11 +110,18 @@ pub enum KsgSearch {
     Scan,
 }
 
-/// Whether [`KsgSearch::Auto`] scans: when `n ≤ 2000`, or `n ≤ 30000` with at least 6 joint
-/// dimensions, or `n ≤ 100000` with more than 12 (measured on this project's machine, see
-/// docs/performance.md).
+/// Whether [`KsgSearch::Auto`] scans, for `n` rows in `d` joint dimensions: never for `d = 2`;
+/// for `n ≤ 2000` with `d ≤ 5`, `n ≤ 8000` with `d ≤ 9`, `n ≤ 30000` with `d ≤ 12`; always
+/// above 12 (where the tree path's joint search is brute force too). The break-even points
+/// were measured with `benches/ksg.rs --search tree|scan` on this project's machine.
 fn auto_scan(n: usize, d: usize) -> bool {
-    n <= 2000 || (d >= 6 && n <= 30_000) || (d > 12 && n <= 100_000)
+    match d {
+        0..=2 => false,
+        3..=5 => n <= 2000,
+        6..=9 => n <= 8000,
+        10..=12 => n <= 30_000,
+        _ => true,
+    }
 }
 
 /// [`ksg_mi`] with the mean neighbour counts.
@@ -242,12 +253,13 @@ fn marginal_into(cs: &[Vec<f64>], i: usize, out: &mut [f64]) {
 /// Points `j ≠ i` with `dist[j] < r` (`strict`) or `≤ r`; `dist[i] = 0`.
 #[inline(always)]
 fn count_inside(dist: &[f64], r: f64, strict: bool) -> u32 {
-    let inside: u32 = if strict {
-        dist.iter().map(|&v| u32::from(v < r)).sum()
+    // 64-bit counters, the width of the comparison masks, so that the loop vectorises.
+    let inside: u64 = if strict {
+        dist.iter().map(|&v| u64::from(v < r)).sum()
     } else {
-        dist.iter().map(|&v| u32::from(v <= r)).sum()
+        dist.iter().map(|&v| u64::from(v <= r)).sum()
     };
-    inside - u32::from(!strict || r > 0.0)
+    (inside - u64::from(!strict || r > 0.0)) as u32
 }
 
 /// KSG's counts for point `i` by scanning all points.
