@@ -78,7 +78,8 @@ fn copula_is_invariant_under_monotone_maps() {
         assert!((v - reference).abs() <= 1e-12, "{xm:?}/{ym:?}: {v} vs {reference}");
     }
     // Coordinate-wise maps, increasing and decreasing.
-    let maps: [(&str, fn(f64) -> f64); 6] = [
+    type Map = (&'static str, fn(f64) -> f64);
+    let maps: [Map; 6] = [
         ("exp", f64::exp),
         ("x³ + x", |v| v * v * v + v),
         ("atan", f64::atan),

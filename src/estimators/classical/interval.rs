@@ -31,6 +31,9 @@ use rand::RngExt;
 /// Default number of subsamples for an interval.
 pub const DEFAULT_SUBSAMPLES: usize = 100;
 
+/// An estimator as a function of the rows of `x` and `y`.
+pub type EstimateFn<'a> = dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>) -> Result<f64> + Sync + 'a;
+
 /// The result of [`subsampling_interval`].
 #[derive(Clone, Debug)]
 pub struct Subsampled {
@@ -56,7 +59,7 @@ pub fn subsampling_interval(
     subsamples: usize,
     min_rows: usize,
     seed: u64,
-    estimate: &(dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>) -> Result<f64> + Sync),
+    estimate: &EstimateFn<'_>,
 ) -> Result<Subsampled> {
     let n = x.nrows();
     let m = n / 2;

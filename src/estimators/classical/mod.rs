@@ -36,7 +36,7 @@ pub use entropy::{EntropyNorm, KozachenkoLeonenko, kl_entropy};
 pub use gaussian::{
     Copula, Gaussian, canonical_correlations, copula_mi, gaussian_mi, gaussian_mi_plugin, normal_scores,
 };
-pub use interval::{DEFAULT_SUBSAMPLES, Subsampled, subsampling_interval};
+pub use interval::{DEFAULT_SUBSAMPLES, EstimateFn, Subsampled, subsampling_interval};
 pub use ksg::{Ksg, KsgSearch, KsgVariant, ksg_mi, ksg_with};
 
 use super::{Estimate, Estimator, EstimatorSpec, Kind};
@@ -207,6 +207,9 @@ pub(crate) struct Core {
     pub warnings: Vec<String>,
 }
 
+/// An estimator's core as a function of the rows of `x` and `y`.
+pub(crate) type CoreFn<'a> = dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>) -> Result<Core> + Sync + 'a;
+
 /// Runs `core` on the full sample, then on subsamples for the interval, and packs an
 /// [`Estimate`]. `core` must be a deterministic function of its rows.
 #[allow(clippy::too_many_arguments)]
@@ -219,7 +222,7 @@ pub(crate) fn run(
     subsamples: usize,
     min_rows: usize,
     seed: u64,
-    core: &(dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>) -> Result<Core> + Sync),
+    core: &CoreFn<'_>,
 ) -> Result<Estimate> {
     let start = Instant::now();
     let full = core(x, y)?;
