@@ -132,11 +132,17 @@ fn table(c: &Comparison) -> String {
     if c.estimates.iter().any(|e| e.kind == crate::estimators::Kind::UpperIfExact) {
         s += "  (upper*: an upper bound only if the conditional model q(y|x) equals p(y|x))\n";
     }
-    s += if c.significant {
-        "\n  dependence detected: the headline lower bound's interval lies above 0\n"
-    } else {
-        "\n  no significant dependence: the headline lower bound's interval does not lie above 0\n"
-    };
+    if let Some(t) = &c.dependence_test {
+        let (what, verdict) = if c.significant {
+            ("dependence detected", "rejects independence")
+        } else {
+            ("no significant dependence", "does not reject independence")
+        };
+        s += &format!(
+            "\n  {what}: a permutation test ({}, {} permutations, {} rows) {verdict}: p = {:.2}\n",
+            t.statistic, t.permutations, t.rows, t.p_value
+        );
+    }
     // Notes about the data (small, duplicated rows) reach every estimate: print each once.
     let mut seen = std::collections::HashSet::new();
     for w in c.estimates.iter().flat_map(|e| &e.diagnostics.warnings).chain(&c.warnings) {

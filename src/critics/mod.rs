@@ -283,6 +283,20 @@ impl CriticSpec {
         if dim_x == 0 || dim_y == 0 {
             return Err(Error::param("critic input dimension", 0, "must be at least 1"));
         }
+        let (hidden, embed): (&[usize], Option<usize>) = match self {
+            CriticSpec::Separable { hidden, embed, .. } | CriticSpec::Moco { hidden, embed, .. } => {
+                (hidden, Some(*embed))
+            }
+            CriticSpec::Bilinear { hidden: Some(h), embed, .. } => (h, Some(*embed)),
+            CriticSpec::Bilinear { hidden: None, .. } => (&[], None),
+            CriticSpec::Gaussian { hidden, .. } | CriticSpec::Concat { hidden, .. } => (hidden, None),
+        };
+        if hidden.contains(&0) {
+            return Err(Error::param("hidden width", 0, "every hidden layer needs at least 1 unit"));
+        }
+        if embed == Some(0) {
+            return Err(Error::param("embedding dimension", 0, "must be at least 1"));
+        }
         Ok(match self {
             CriticSpec::Separable { hidden, embed, activation, similarity } => {
                 Box::new(Separable::new(dim_x, dim_y, hidden, *embed, *activation, *similarity)?)

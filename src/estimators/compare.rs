@@ -1,6 +1,7 @@
 //! Several estimators on one data set, with the diagnostics that need all of them.
 
 use super::neural::{TraceRow, estimate_bounds};
+use super::significance::{PermutationTest, dependence_test};
 use super::{Estimate, EstimatorSpec, Kind, Settings};
 use crate::error::{Error, Result};
 use nalgebra::DMatrixView;
@@ -18,8 +19,11 @@ pub struct Comparison {
     pub dim_y: usize,
     /// One estimate per requested estimator, in the order requested.
     pub estimates: Vec<Estimate>,
-    /// Whether the headline lower bound's interval lies above 0 (dependence detected).
+    /// Whether the permutation test of independence rejects at the 5 % level (dependence
+    /// detected).
     pub significant: bool,
+    /// The permutation test of independence behind `significant`.
+    pub dependence_test: Option<PermutationTest>,
     /// Diagnostics that concern several estimates (bounds crossing).
     pub warnings: Vec<String>,
     /// Per-step training values and validation checks of the neural estimators, for traces
@@ -108,6 +112,16 @@ pub fn compare(
             }
         }
     }
-    let significant = estimates.iter().find(|e| e.kind == Kind::Lower).is_some_and(|e| e.interval.low > 0.0);
-    Ok(Comparison { n_samples: x.nrows(), dim_x: x.ncols(), dim_y: y.ncols(), estimates, significant, warnings, trace })
+    let test = dependence_test(x, y, seed)?;
+    let significant = test.significant(0.05);
+    Ok(Comparison {
+        n_samples: x.nrows(),
+        dim_x: x.ncols(),
+        dim_y: y.ncols(),
+        estimates,
+        significant,
+        dependence_test: Some(test),
+        warnings,
+        trace,
+    })
 }

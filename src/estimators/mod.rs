@@ -32,6 +32,7 @@
 //! assert!(e.value < 1.5 && e.interval.low <= e.value);
 //! ```
 
+pub mod classical;
 mod compare;
 pub mod marginal;
 pub mod neural;

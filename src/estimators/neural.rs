@@ -425,12 +425,13 @@ pub fn estimate_bounds(
     let min_test = folds.iter().map(Vec::len).min().unwrap_or(0);
     let max_test = folds.iter().map(Vec::len).max().unwrap_or(0);
     let min_fit = ((n - max_test) as f64 * 0.9) as usize;
-    if min_test < 2 || min_fit < 8 {
+    let min_val = (n - max_test) - min_fit;
+    if min_test < 2 || min_fit < 8 || min_val < 2 {
         return Err(Error::param(
             "rows",
             n,
             &format!(
-                "too few distinct rows for {} folds: each fold needs at least 2 test rows and 8 training rows",
+                "too few rows for {} folds: each fold needs at least 2 test rows, 8 training and 2 validation rows",
                 cfg.folds
             ),
         ));

@@ -29,17 +29,37 @@ pub enum EstimatorSpec {
         /// The bound.
         bound: BoundSpec,
     },
+    /// Kraskov–Stögbauer–Grassberger kNN estimate (`ksg`, `ksg:k=3`, `ksg:k=5:variant=2`);
+    /// see [`crate::estimators::classical::ksg`].
+    Ksg {
+        /// Neighbours (≥ 1; default 5).
+        k: usize,
+        /// 1 (KSG-1, default) or 2 (KSG-2).
+        variant: u8,
+    },
+    /// The bias-corrected Gaussian / canonical-correlation estimate (`gaussian`, alias `cca`).
+    Gaussian,
+    /// The Gaussian-copula estimate (`copula`).
+    Copula,
+    /// The binned (histogram) plug-in estimate (`binned`, `binned:bins=8`).
+    Binned {
+        /// Bins per coordinate (≥ 2); `None` for the default rule.
+        bins: Option<usize>,
+    },
 }
 
 impl EstimatorSpec {
     /// Every family name with its parameters, for error messages and `--help`.
-    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>";
+    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>, ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B]";
 
     /// Parses a name such as `infonce`, `smile:5` or `l1out`.
     pub fn parse(s: &str) -> Result<Self> {
         let s = s.trim();
         if s.is_empty() {
             return Err(Error::param("estimator", "(empty)", &format!("name one of: {}", Self::NAMES)));
+        }
+        if let Some(classical) = super::classical::parse_spec(s) {
+            return classical;
         }
         match BoundSpec::parse(s) {
             Ok(bound) => Ok(EstimatorSpec::Neural { bound }),
@@ -59,6 +79,7 @@ impl EstimatorSpec {
     pub fn build(&self, settings: &Settings) -> Result<Box<dyn Estimator>> {
         match self {
             EstimatorSpec::Neural { bound } => Ok(Box::new(Neural::new(*bound, settings.neural.clone())?)),
+            _ => self.build_classical(),
         }
     }
 
@@ -66,7 +87,14 @@ impl EstimatorSpec {
     pub fn bound(&self) -> Option<BoundSpec> {
         match self {
             EstimatorSpec::Neural { bound } => Some(*bound),
+            _ => None,
         }
+    }
+
+    /// Builds a classical estimator (`ksg`, `gaussian`, `copula`, `binned`) with its default
+    /// settings; an error for a neural spec. See [`super::classical::build`].
+    pub fn build_classical(&self) -> Result<Box<dyn super::Estimator>> {
+        super::classical::build(self)
     }
 }
 
@@ -74,6 +102,7 @@ impl std::fmt::Display for EstimatorSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EstimatorSpec::Neural { bound } => write!(f, "{bound}"),
+            other => write!(f, "{}", super::classical::spec_name(other).unwrap_or_default()),
         }
     }
 }

@@ -1,0 +1,199 @@
+//! Nearest-neighbour searches shared by KSG and Kozachenko–Leonenko.
+//!
+//! Points are stored row-major (`data[i * d + j]`). Up to 12 dimensions the
+//! searches use `kiddo`'s immutable k-d tree (its `Chebyshev` metric for the max-norm, its
+//! `SquaredEuclidean` metric for the Euclidean norm); above that a tree prunes almost nothing
+//! and an exact brute-force scan is used. One-dimensional range counts use a sorted copy and
+//! binary search. Queries run in parallel on rayon's pool; every result is a pure function of
+//! the input, so it does not depend on the number of threads.
+//!
+//! All distances are computed as `|a − b|` (max-norm) or `Σ (a − b)²` (squared Euclidean) in
+//! `f64`, in the same way by the tree, the sorted array and the brute-force scan, so the strict
+//! and non-strict comparisons of KSG agree exactly between the three paths.
+
+use kiddo::immutable::float::kdtree::ImmutableKdTree;
+use kiddo::{Chebyshev, SquaredEuclidean};
+use rayon::prelude::*;
+use std::num::NonZero;
+
+/// Bucket size of the k-d tree leaves.
+const BUCKET: usize = 32;
+
+type Tree<const K: usize> = ImmutableKdTree<f64, u32, K, BUCKET>;
+
+/// The norm of a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Norm {
+    /// `max_j |a_j − b_j|`.
+    Max,
+    /// `Σ_j (a_j − b_j)²` (squared Euclidean; take the square root for the distance).
+    SquaredEuclidean,
+}
+
+#[inline]
+fn distance(a: &[f64], b: &[f64], norm: Norm) -> f64 {
+    match norm {
+        Norm::Max => a.iter().zip(b).map(|(&p, &q)| (p - q).abs()).fold(0.0, f64::max),
+        Norm::SquaredEuclidean => a.iter().zip(b).map(|(&p, &q)| (p - q) * (p - q)).sum(),
+    }
+}
+
+/// For each point `i` of `data` (`n × d`, row-major), the `k` nearest other points: calls
+/// `f(i, dist_k, neighbours)` with the distance to the k-th of them (squared for the Euclidean
+/// norm) and their indices (in increasing distance), and collects the results. Duplicates of
+/// point `i` count as neighbours at distance 0. Needs `1 ≤ k < n`.
+pub(crate) fn knn_map<R, F>(data: &[f64], d: usize, k: usize, norm: Norm, f: F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(usize, f64, &[u32]) -> R + Sync,
+{
+    macro_rules! tree {
+        ($($k:literal)*) => {
+            match d {
+                $($k => knn_tree::<$k, R, F>(data, k, norm, &f),)*
+                _ => knn_brute(data, d, k, norm, &f),
+            }
+        };
+    }
+    tree!(1 2 3 4 5 6 7 8 9 10 11 12)
+}
+
+fn as_points<const K: usize>(data: &[f64]) -> Vec<[f64; K]> {
+    data.chunks_exact(K)
+        .map(|c| {
+            let mut p = [0.0; K];
+            p.copy_from_slice(c);
+            p
+        })
+        .collect()
+}
+
+fn knn_tree<const K: usize, R, F>(data: &[f64], k: usize, norm: Norm, f: &F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(usize, f64, &[u32]) -> R + Sync,
+{
+    let points = as_points::<K>(data);
+    let tree: Tree<K> = ImmutableKdTree::new_from_slice(&points);
+    let qty = NonZero::new(k + 1).expect("k + 1 > 0");
+    points
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || Vec::with_capacity(k + 1),
+            |idx: &mut Vec<(f64, u32)>, (i, p)| {
+                let found = match norm {
+                    Norm::Max => tree.nearest_n::<Chebyshev>(p, qty),
+                    Norm::SquaredEuclidean => tree.nearest_n::<SquaredEuclidean>(p, qty),
+                };
+                idx.clear();
+                idx.extend(found.iter().filter(|nb| nb.item as usize != i).map(|nb| (nb.distance, nb.item)));
+                idx.sort_by(|a, b| a.0.total_cmp(&b.0));
+                idx.truncate(k);
+                let items: Vec<u32> = idx.iter().map(|&(_, j)| j).collect();
+                f(i, idx[k - 1].0, &items)
+            },
+        )
+        .collect()
+}
+
+fn knn_brute<R, F>(data: &[f64], d: usize, k: usize, norm: Norm, f: &F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(usize, f64, &[u32]) -> R + Sync,
+{
+    let n = data.len() / d;
+    (0..n)
+        .into_par_iter()
+        .map_init(
+            || Vec::with_capacity(k + 1),
+            |best: &mut Vec<(f64, u32)>, i| {
+                best.clear();
+                let p = &data[i * d..(i + 1) * d];
+                for j in (0..n).filter(|&j| j != i) {
+                    let dist = distance(p, &data[j * d..(j + 1) * d], norm);
+                    if best.len() < k || dist < best[k - 1].0 {
+                        let at = best.partition_point(|&(b, _)| b <= dist);
+                        best.insert(at, (dist, j as u32));
+                        best.truncate(k);
+                    }
+                }
+                let items: Vec<u32> = best.iter().map(|&(_, j)| j).collect();
+                f(i, best[k - 1].0, &items)
+            },
+        )
+        .collect()
+}
+
+/// For each point `i` of `data` (`n × d`, row-major), the number of other points `j ≠ i` with
+/// max-norm distance `< radii[i]` (`strict`) or `≤ radii[i]`.
+pub(crate) fn count_within(data: &[f64], d: usize, radii: &[f64], strict: bool) -> Vec<u32> {
+    macro_rules! tree {
+        ($($k:literal)*) => {
+            match d {
+                1 => count_sorted(data, radii, strict),
+                $($k => count_tree::<$k>(data, radii, strict),)*
+                _ => count_brute(data, d, radii, strict),
+            }
+        };
+    }
+    tree!(2 3 4 5 6 7 8 9 10 11 12)
+}
+
+/// Whether point `i` itself (at distance 0) is inside its own ball.
+#[inline]
+fn self_inside(r: f64, strict: bool) -> u32 {
+    u32::from(!strict || r > 0.0)
+}
+
+fn count_sorted(data: &[f64], radii: &[f64], strict: bool) -> Vec<u32> {
+    let mut sorted = data.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let sorted = &sorted;
+    data.par_iter()
+        .zip(radii.par_iter())
+        .map(|(&q, &r)| {
+            // Left of q the distance fl(q − v) decreases with v, right of it fl(v − q) increases:
+            // the points inside form one run, found by two binary searches on the exact predicate.
+            let pos = sorted.partition_point(|&v| v < q);
+            let (left, right) = sorted.split_at(pos);
+            let count = if strict {
+                (left.len() - left.partition_point(|&v| q - v >= r)) + right.partition_point(|&v| v - q < r)
+            } else {
+                (left.len() - left.partition_point(|&v| q - v > r)) + right.partition_point(|&v| v - q <= r)
+            };
+            count as u32 - self_inside(r, strict)
+        })
+        .collect()
+}
+
+fn count_tree<const K: usize>(data: &[f64], radii: &[f64], strict: bool) -> Vec<u32> {
+    let points = as_points::<K>(data);
+    let tree: Tree<K> = ImmutableKdTree::new_from_slice(&points);
+    points
+        .par_iter()
+        .zip(radii.par_iter())
+        .map(|(p, &r)| {
+            let inside = tree.within_unsorted_exclusive::<Chebyshev>(p, r, !strict).len() as u32;
+            inside - self_inside(r, strict)
+        })
+        .collect()
+}
+
+fn count_brute(data: &[f64], d: usize, radii: &[f64], strict: bool) -> Vec<u32> {
+    let n = data.len() / d;
+    (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let p = &data[i * d..(i + 1) * d];
+            let r = radii[i];
+            (0..n)
+                .filter(|&j| j != i)
+                .filter(|&j| {
+                    let dist = distance(p, &data[j * d..(j + 1) * d], Norm::Max);
+                    if strict { dist < r } else { dist <= r }
+                })
+                .count() as u32
+        })
+        .collect()
+}

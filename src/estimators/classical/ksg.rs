@@ -1,0 +1,458 @@
+//! The Kraskov–Stögbauer–Grassberger k-nearest-neighbour estimate of `I(X; Y)`.
+//!
+//! Kraskov, Stögbauer & Grassberger, *Estimating mutual information*, Phys. Rev. E 69, 066138
+//! (2004). Distances are max-norms: `‖(x, y)‖ = max(‖x‖∞, ‖y‖∞)` in the joint space and `‖·‖∞`
+//! in each marginal. For each point `i`, take its `k` nearest neighbours in the joint space
+//! (other than itself; duplicates of `i` count, at distance 0).
+//!
+//! - **KSG-1** (their eq. 8): `ε_i` = distance to the k-th neighbour;
+//!   `n_x(i) = #{j ≠ i : ‖x_j − x_i‖ < ε_i}` (strictly inside), `n_y(i)` likewise, and
+//!   `Î₁ = ψ(k) − ⟨ψ(n_x + 1) + ψ(n_y + 1)⟩ + ψ(N)`.
+//! - **KSG-2** (their eq. 9): `ε_x(i)`, `ε_y(i)` = the largest x- (y-) distance among the k
+//!   neighbours; `n_x(i) = #{j ≠ i : ‖x_j − x_i‖ ≤ ε_x(i)}` (non-strict), `n_y(i)` likewise, and
+//!   `Î₂ = ψ(k) − 1/k − ⟨ψ(n_x) + ψ(n_y)⟩ + ψ(N)`.
+//!
+//! `⟨·⟩` is the mean over the `N` points and `ψ` the digamma function. The value is not
+//! clipped at 0 (scikit-learn clips; compare before clipping).
+//!
+//! **Search** ([`KsgSearch`]). Two exact paths with identical results on tie-free data:
+//! *tree* — the joint k-NN search uses `kiddo`'s k-d tree with its Chebyshev metric up to 12
+//! joint dimensions (an exact brute-force scan above), and the marginal counts a sorted array
+//! with binary search in one dimension, a k-d tree range count otherwise; *scan* — for each
+//! point one pass over all others computes the marginal max-norm distances, keeps the k nearest
+//! in the joint space and counts, vectorised (AVX2 where the CPU has it). The scan costs
+//! `O(n² (d_x + d_y))` but no tree overhead, and wins for small `n` and in many dimensions; the
+//! default chooses by `n` and `d`. Queries run in parallel on rayon's pool; the result does not
+//! depend on the number of threads.
+//!
+//! **Preprocessing** (the [`Ksg`] estimator, not [`ksg_mi`]): by default each column is
+//! standardised (mean 0, standard deviation 1 with the `1/N` normalisation; constant columns are
+//! left alone), then tie-breaking noise is added as scikit-learn's `mutual_info_regression`
+//! does: `noise · max(1, mean|column|) · ε` with `ε ~ N(0, 1)` drawn from the estimator's seed,
+//! `noise = 1e-10`. On data with ties (repeated values) the strict and non-strict counts are
+//! otherwise ambiguous; the noise breaks them without moving any distance noticeably.
+//!
+//! **Bias.** KSG is consistent, but in high dimension and at high MI it is biased downwards,
+//! badly: the k-th neighbour of a point is far away and the density is not constant over the
+//! ball. The estimator adds a warning when the joint dimension exceeds 10.
+
+use super::interval::DEFAULT_SUBSAMPLES;
+use super::knn::{self, Norm};
+use super::{Core, digamma, digamma_table, row_major, run};
+use crate::data::rng;
+use crate::error::{Error, Result};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, check_inputs};
+use nalgebra::{DMatrix, DMatrixView};
+use rand::RngExt;
+use rand_distr::StandardNormal;
+use rayon::prelude::*;
+
+/// Which of Kraskov et al.'s two estimators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum KsgVariant {
+    /// KSG-1: strict counts within the joint k-th-neighbour distance.
+    Ksg1,
+    /// KSG-2: non-strict counts within the marginal extents of the k neighbours.
+    Ksg2,
+}
+
+impl KsgVariant {
+    /// `1` → [`KsgVariant::Ksg1`], `2` → [`KsgVariant::Ksg2`], anything else an error.
+    pub fn from_number(v: u8) -> Result<Self> {
+        match v {
+            1 => Ok(KsgVariant::Ksg1),
+            2 => Ok(KsgVariant::Ksg2),
+            _ => Err(Error::param("ksg variant", v, "must be 1 or 2")),
+        }
+    }
+
+    /// `1` or `2`.
+    pub fn number(self) -> u8 {
+        match self {
+            KsgVariant::Ksg1 => 1,
+            KsgVariant::Ksg2 => 2,
+        }
+    }
+}
+
+/// The KSG estimate with the mean neighbour counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KsgResult {
+    /// The estimate in nats (not clipped at 0).
+    pub mi: f64,
+    /// Mean of `n_x(i)`.
+    pub mean_nx: f64,
+    /// Mean of `n_y(i)`.
+    pub mean_ny: f64,
+}
+
+/// The KSG estimate (module docs) of `I(X; Y)` in nats from the rows of `x` and `y`, as is: no
+/// standardisation, no noise. Errors: different row counts, an empty side, a non-finite value,
+/// `k = 0` or `k ≥ n`.
+pub fn ksg_mi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, variant: KsgVariant) -> Result<f64> {
+    ksg(x, y, k, variant).map(|r| r.mi)
+}
+
+/// How the neighbours are searched. All three give the same counts on data without distance
+/// ties (with ties, KSG-2's choice among equidistant k-th neighbours may differ).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KsgSearch {
+    /// [`KsgSearch::Scan`] for small `n` or many dimensions, else [`KsgSearch::Tree`] (the rule
+    /// is in the source, `auto_scan`).
+    #[default]
+    Auto,
+    /// k-d trees (kiddo, Chebyshev metric) for the joint k-NN (brute force above 12 joint
+    /// dimensions) and for the marginal range counts (a sorted array in one dimension).
+    Tree,
+    /// One exact O(n²) pass per point computing the marginal distances to all other points,
+    /// the k nearest in the joint space and both counts together (vectorised, no tree).
+    Scan,
+}
+
+/// Whether [`KsgSearch::Auto`] scans, for `n` rows in `d` joint dimensions: never for `d = 2`;
+/// for `n ≤ 2000` with `d ≤ 5`, `n ≤ 8000` with `d ≤ 9`, `n ≤ 30000` with `d ≤ 12`; always
+/// above 12 (where the tree path's joint search is brute force too). The break-even points
+/// were measured with `benches/ksg.rs --search tree|scan` on this project's machine.
+fn auto_scan(n: usize, d: usize) -> bool {
+    match d {
+        0..=2 => false,
+        3..=5 => n <= 2000,
+        6..=9 => n <= 8000,
+        10..=12 => n <= 30_000,
+        _ => true,
+    }
+}
+
+/// [`ksg_mi`] with the mean neighbour counts.
+pub fn ksg(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, variant: KsgVariant) -> Result<KsgResult> {
+    ksg_with(x, y, k, variant, KsgSearch::Auto)
+}
+
+/// [`ksg`] with a chosen neighbour search.
+pub fn ksg_with(
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    k: usize,
+    variant: KsgVariant,
+    search: KsgSearch,
+) -> Result<KsgResult> {
+    if k == 0 {
+        return Err(Error::param("ksg k", k, "must be at least 1"));
+    }
+    check_inputs(x, y, 2)?;
+    let n = x.nrows();
+    if k >= n {
+        return Err(Error::param("ksg k", k, &format!("must be smaller than the number of rows ({n})")));
+    }
+    if n > u32::MAX as usize {
+        return Err(Error::param("rows", n, "at most 2³² − 1"));
+    }
+    let (dx, dy) = (x.ncols(), y.ncols());
+    let scan = match search {
+        KsgSearch::Auto => auto_scan(n, dx + dy),
+        KsgSearch::Tree => false,
+        KsgSearch::Scan => true,
+    };
+    let (nx, ny) = if scan { counts_scan(x, y, k, variant) } else { counts_tree(x, y, k, variant) };
+    let strict = variant == KsgVariant::Ksg1;
+    let psi = digamma_table(n + 1);
+    let shift = usize::from(strict);
+    let mut sum = 0.0;
+    for (&a, &b) in nx.iter().zip(&ny) {
+        sum += psi[a as usize + shift] + psi[b as usize + shift];
+    }
+    let nf = n as f64;
+    let kf = k as f64;
+    let base = digamma(kf) + psi[n];
+    let mi = match variant {
+        KsgVariant::Ksg1 => base - sum / nf,
+        KsgVariant::Ksg2 => base - 1.0 / kf - sum / nf,
+    };
+    let mean = |c: &[u32]| c.iter().map(|&v| v as f64).sum::<f64>() / nf;
+    Ok(KsgResult { mi, mean_nx: mean(&nx), mean_ny: mean(&ny) })
+}
+
+/// The counts `n_x(i)`, `n_y(i)` by one exact pass over all other points per point.
+fn counts_scan(
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    k: usize,
+    variant: KsgVariant,
+) -> (Vec<u32>, Vec<u32>) {
+    let n = x.nrows();
+    let cols =
+        |m: DMatrixView<'_, f64>| -> Vec<Vec<f64>> { m.column_iter().map(|c| c.iter().copied().collect()).collect() };
+    let (xc, yc) = (cols(x), cols(y));
+    let pairs: Vec<(u32, u32)> = (0..n)
+        .into_par_iter()
+        .map_init(
+            || Scratch { ex: vec![0.0; n], ey: vec![0.0; n], dz: vec![0.0; n], best: Vec::with_capacity(k + 1) },
+            |scratch, i| scan_point_dispatch(&xc, &yc, i, k, variant, scratch),
+        )
+        .collect();
+    pairs.into_iter().unzip()
+}
+
+/// Per-thread buffers of [`counts_scan`].
+struct Scratch {
+    ex: Vec<f64>,
+    ey: Vec<f64>,
+    dz: Vec<f64>,
+    best: Vec<(f64, usize)>,
+}
+
+fn scan_point_dispatch(
+    xc: &[Vec<f64>],
+    yc: &[Vec<f64>],
+    i: usize,
+    k: usize,
+    variant: KsgVariant,
+    s: &mut Scratch,
+) -> (u32, u32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { scan_point_avx2(xc, yc, i, k, variant, s) };
+    }
+    scan_point(xc, yc, i, k, variant, s)
+}
+
+/// [`scan_point`] compiled for AVX2 (4 lanes instead of SSE2's 2). The operations are
+/// subtractions, absolute values, maxima and comparisons, all exact: the result is identical.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn scan_point_avx2(
+    xc: &[Vec<f64>],
+    yc: &[Vec<f64>],
+    i: usize,
+    k: usize,
+    variant: KsgVariant,
+    s: &mut Scratch,
+) -> (u32, u32) {
+    scan_point(xc, yc, i, k, variant, s)
+}
+
+/// `max(a, b)` for non-NaN values, written so that it compiles to one `maxpd`.
+#[inline(always)]
+fn fmax(a: f64, b: f64) -> f64 {
+    if a > b { a } else { b }
+}
+
+/// `out[j] = max_c |col_c[j] − col_c[i]|`, computed as kiddo and the brute force do.
+#[inline(always)]
+fn marginal_into(cs: &[Vec<f64>], i: usize, out: &mut [f64]) {
+    let q = cs[0][i];
+    out.iter_mut().zip(&cs[0]).for_each(|(o, &v)| *o = (v - q).abs());
+    for c in &cs[1..] {
+        let q = c[i];
+        out.iter_mut().zip(c).for_each(|(o, &v)| *o = fmax(*o, (v - q).abs()));
+    }
+}
+
+/// Points `j ≠ i` with `dist[j] < r` (`strict`) or `≤ r`; `dist[i] = 0`.
+#[inline(always)]
+fn count_inside(dist: &[f64], r: f64, strict: bool) -> u32 {
+    // 64-bit counters, the width of the comparison masks, so that the loop vectorises.
+    let inside: u64 = if strict {
+        dist.iter().map(|&v| u64::from(v < r)).sum()
+    } else {
+        dist.iter().map(|&v| u64::from(v <= r)).sum()
+    };
+    (inside - u64::from(!strict || r > 0.0)) as u32
+}
+
+/// KSG's counts for point `i` by scanning all points.
+#[inline(always)]
+fn scan_point(
+    xc: &[Vec<f64>],
+    yc: &[Vec<f64>],
+    i: usize,
+    k: usize,
+    variant: KsgVariant,
+    s: &mut Scratch,
+) -> (u32, u32) {
+    const CHUNK: usize = 16;
+    let Scratch { ex, ey, dz, best } = s;
+    marginal_into(xc, i, ex);
+    marginal_into(yc, i, ey);
+    dz.iter_mut().zip(ex.iter().zip(ey.iter())).for_each(|(z, (&a, &b))| *z = fmax(a, b));
+    dz[i] = f64::INFINITY;
+    best.clear();
+    let mut worst = f64::INFINITY;
+    for (c, chunk) in dz.chunks(CHUNK).enumerate() {
+        // Most chunks hold no candidate: one vectorised minimum decides.
+        if chunk.iter().fold(f64::INFINITY, |m, &v| if v < m { v } else { m }) >= worst {
+            continue;
+        }
+        for (o, &v) in chunk.iter().enumerate() {
+            if v < worst {
+                let at = best.partition_point(|&(b, _)| b <= v);
+                best.insert(at, (v, c * CHUNK + o));
+                best.truncate(k);
+                if best.len() == k {
+                    worst = best[k - 1].0;
+                }
+            }
+        }
+    }
+    let strict = variant == KsgVariant::Ksg1;
+    let (rx, ry) = match variant {
+        KsgVariant::Ksg1 => (best[k - 1].0, best[k - 1].0),
+        KsgVariant::Ksg2 => {
+            (best.iter().map(|&(_, j)| ex[j]).fold(0.0, f64::max), best.iter().map(|&(_, j)| ey[j]).fold(0.0, f64::max))
+        }
+    };
+    (count_inside(ex, rx, strict), count_inside(ey, ry, strict))
+}
+
+/// The counts `n_x(i)`, `n_y(i)` with k-d trees (module docs).
+fn counts_tree(
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    k: usize,
+    variant: KsgVariant,
+) -> (Vec<u32>, Vec<u32>) {
+    let n = x.nrows();
+    let (dx, dy) = (x.ncols(), y.ncols());
+    let d = dx + dy;
+    let xr = row_major(x);
+    let yr = row_major(y);
+    let mut joint = vec![0.0; n * d];
+    for i in 0..n {
+        joint[i * d..i * d + dx].copy_from_slice(&xr[i * dx..(i + 1) * dx]);
+        joint[i * d + dx..(i + 1) * d].copy_from_slice(&yr[i * dy..(i + 1) * dy]);
+    }
+    let marginal = |data: &[f64], dm: usize, i: usize, j: usize| -> f64 {
+        let (a, b) = (&data[i * dm..(i + 1) * dm], &data[j * dm..(j + 1) * dm]);
+        a.iter().zip(b).map(|(&p, &q)| (p - q).abs()).fold(0.0, f64::max)
+    };
+    let radii: Vec<(f64, f64)> = knn::knn_map(&joint, d, k, Norm::Max, |i, eps, nbrs| match variant {
+        KsgVariant::Ksg1 => (eps, eps),
+        KsgVariant::Ksg2 => {
+            let ex = nbrs.iter().map(|&j| marginal(&xr, dx, i, j as usize)).fold(0.0, f64::max);
+            let ey = nbrs.iter().map(|&j| marginal(&yr, dy, i, j as usize)).fold(0.0, f64::max);
+            (ex, ey)
+        }
+    });
+    drop(joint);
+    let strict = variant == KsgVariant::Ksg1;
+    let (rx, ry): (Vec<f64>, Vec<f64>) = radii.into_iter().unzip();
+    let nx = knn::count_within(&xr, dx, &rx, strict);
+    let ny = knn::count_within(&yr, dy, &ry, strict);
+    (nx, ny)
+}
+
+/// Standardises each column of `m` in place (mean 0, standard deviation 1 with the `1/N`
+/// normalisation); constant columns are left unchanged. Returns how many were constant.
+pub fn standardize(m: &mut DMatrix<f64>) -> usize {
+    let n = m.nrows() as f64;
+    let mut constant = 0;
+    for mut col in m.column_iter_mut() {
+        let mean = col.iter().sum::<f64>() / n;
+        let sd = (col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
+        if sd > 0.0 && sd.is_finite() {
+            col.iter_mut().for_each(|v| *v = (*v - mean) / sd);
+        } else {
+            constant += 1;
+        }
+    }
+    constant
+}
+
+/// Adds scikit-learn's tie-breaking noise to each column of `m`:
+/// `noise · max(1, mean|column|) · ε`, `ε ~ N(0, 1)` from `g`, column by column.
+pub fn add_tie_noise(m: &mut DMatrix<f64>, noise: f64, g: &mut dyn crate::rng::Rng) {
+    let n = m.nrows() as f64;
+    for mut col in m.column_iter_mut() {
+        let scale = noise * (col.iter().map(|v| v.abs()).sum::<f64>() / n).max(1.0);
+        col.iter_mut().for_each(|v| *v += scale * g.sample::<f64, _>(StandardNormal));
+    }
+}
+
+/// The KSG estimator behind the [`Estimator`] interface (module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ksg {
+    /// Number of neighbours (≥ 1; default 5, as bmi).
+    pub k: usize,
+    /// KSG-1 or KSG-2.
+    pub variant: KsgVariant,
+    /// Standardise each column first (default true).
+    pub standardize: bool,
+    /// Relative size of the tie-breaking noise (default 1e-10, as scikit-learn; 0 for none).
+    pub noise: f64,
+    /// Subsamples for the interval (default [`DEFAULT_SUBSAMPLES`]; 0 for none).
+    pub subsamples: usize,
+    /// Neighbour search (default [`KsgSearch::Auto`]); the value does not depend on it.
+    pub search: KsgSearch,
+}
+
+impl Ksg {
+    /// KSG with `k` neighbours and the default preprocessing and interval.
+    pub fn new(k: usize, variant: KsgVariant) -> Result<Self> {
+        if k == 0 {
+            return Err(Error::param("ksg k", k, "must be at least 1"));
+        }
+        Ok(Ksg { k, variant, standardize: true, noise: 1e-10, subsamples: DEFAULT_SUBSAMPLES, search: KsgSearch::Auto })
+    }
+}
+
+impl Estimator for Ksg {
+    fn name(&self) -> String {
+        EstimatorSpec::Ksg { k: self.k, variant: self.variant.number() }.to_string()
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Estimate
+    }
+
+    fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
+        if !(self.noise >= 0.0 && self.noise.is_finite()) {
+            return Err(Error::param("ksg noise", self.noise, "must be finite and ≥ 0"));
+        }
+        check_inputs(x, y, self.k + 1)?;
+        let mut xm = x.into_owned();
+        let mut ym = y.into_owned();
+        let mut warnings = Vec::new();
+        if self.standardize {
+            let constant = standardize(&mut xm) + standardize(&mut ym);
+            if constant > 0 {
+                warnings.push(format!("{constant} constant column(s) left unscaled"));
+            }
+        }
+        if self.noise > 0.0 {
+            let mut g = rng(seed);
+            add_tie_noise(&mut xm, self.noise, &mut g);
+            add_tie_noise(&mut ym, self.noise, &mut g);
+        }
+        let d = x.ncols() + y.ncols();
+        if d > 10 {
+            warnings.push(format!(
+                "KSG in {d} joint dimensions: expect a large downward bias at high MI (Kraskov et al. 2004, Gao et al. 2015)"
+            ));
+        }
+        let (k, variant, search) = (self.k, self.variant, self.search);
+        let core = move |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| -> Result<Core> {
+            let r = ksg_with(a, b, k, variant, search)?;
+            Ok(Core {
+                value: r.mi,
+                values: vec![("mean_nx".into(), r.mean_nx), ("mean_ny".into(), r.mean_ny)],
+                warnings: Vec::new(),
+            })
+        };
+        let settings = serde_json::json!({
+            "k": self.k,
+            "variant": self.variant.number(),
+            "norm": "max",
+            "standardize": self.standardize,
+            "noise": self.noise,
+            "subsamples": self.subsamples,
+            "search": self.search,
+        });
+        let label = format!("KSG-{} (k={})", self.variant.number(), self.k);
+        let mut est =
+            run(self.name(), label, settings, xm.as_view(), ym.as_view(), self.subsamples, self.k + 1, seed, &core)?;
+        est.diagnostics.warnings.splice(0..0, warnings);
+        Ok(est)
+    }
+}

@@ -1,0 +1,245 @@
+//! Classical (non-neural) estimators of mutual information, behind the same [`Estimator`]
+//! interface as the neural bounds.
+//!
+//! | name | estimator | module |
+//! |---|---|---|
+//! | `ksg`, `ksg:k=3`, `ksg:k=5:variant=2` | Kraskov–Stögbauer–Grassberger k-nearest-neighbour estimate (KSG-1 / KSG-2) | [`ksg`] |
+//! | `gaussian` (alias `cca`) | `½ ln(|Σx||Σy|/|Σ|)` from the sample covariance, bias-corrected | [`gaussian`] |
+//! | `copula` | the Gaussian formula on normal scores of the ranks (Gaussian copula) | [`gaussian`] |
+//! | `binned`, `binned:bins=8` | plug-in estimate on an equal-width histogram | [`binned`] |
+//!
+//! All are point estimates ([`Kind::Estimate`]), not bounds. Each comes with a 95 % interval from
+//! subsampling without replacement ([`interval`]), and with a plain function that the tests,
+//! the command line and other estimators can call directly: [`ksg_mi`], [`gaussian_mi`],
+//! [`copula_mi`], [`binned_mi`], and [`kl_entropy`] (Kozachenko–Leonenko differential entropy,
+//! e.g. to supply `H(Y)` to Barber–Agakov when no analytic entropy is known).
+//!
+//! Parameters are parsed by [`EstimatorSpec`]: `family[:param]…`, each parameter `key=value` or,
+//! for the first one, the bare value (`ksg:3` = `ksg:k=3`). An unknown key, a repeated key, a
+//! value out of range (`k = 0`, `bins < 2`, a negative number) is an [`Error`], never a panic.
+//!
+//! References: A. Kraskov, H. Stögbauer, P. Grassberger, *Estimating mutual information*,
+//! Phys. Rev. E 69, 066138 (2004); L. F. Kozachenko, N. N. Leonenko, *Sample estimate of the
+//! entropy of a random vector*, Probl. Peredachi Inf. 23(2), 9–16 (1987); R. A. A. Ince et al.,
+//! *A statistical framework for neuroimaging data analysis based on mutual information
+//! estimated via a Gaussian copula*, Hum. Brain Mapp. 38, 1541–1573 (2017) ("gcmi").
+
+pub mod binned;
+pub mod entropy;
+pub mod gaussian;
+pub mod interval;
+mod knn;
+pub mod ksg;
+
+pub use binned::{Binned, binned_mi, default_bins};
+pub use entropy::{EntropyNorm, KozachenkoLeonenko, kl_entropy};
+pub use gaussian::{
+    Copula, Gaussian, canonical_correlations, copula_mi, gaussian_mi, gaussian_mi_plugin, normal_scores,
+};
+pub use interval::{DEFAULT_SUBSAMPLES, EstimateFn, Subsampled, subsampling_interval};
+pub use ksg::{Ksg, KsgSearch, KsgVariant, ksg_mi, ksg_with};
+
+use super::{Estimate, Estimator, EstimatorSpec, Kind};
+use crate::error::{Error, Result};
+use nalgebra::DMatrixView;
+use std::time::Instant;
+
+/// Default number of neighbours of KSG (as bmi; scikit-learn uses 3).
+pub const DEFAULT_K: usize = 5;
+
+/// The classical names, for error messages and `--help`.
+pub const NAMES: &str = "ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B]";
+
+/// Parses a classical estimator name. `None` when the family is not a classical one (the
+/// caller then tries the neural names); `Some(Err(..))` for a classical family with bad
+/// parameters.
+pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
+    let mut parts = s.trim().split(':');
+    let family = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let args: Vec<&str> = parts.collect();
+    let keys: &[&str] = match family.as_str() {
+        "ksg" => &["k", "variant"],
+        "gaussian" | "cca" | "copula" => &[],
+        "binned" => &["bins"],
+        _ => return None,
+    };
+    Some(parse_params(&family, &args, keys).and_then(|values| {
+        let get = |key: &str| values.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        Ok(match family.as_str() {
+            "ksg" => {
+                let k = get("k").map_or(Ok(DEFAULT_K), |v| parse_count("ksg k", v, 1))?;
+                let variant = match get("variant") {
+                    None | Some("1") => 1,
+                    Some("2") => 2,
+                    Some(v) => return Err(Error::param("ksg variant", v, "must be 1 or 2")),
+                };
+                EstimatorSpec::Ksg { k, variant }
+            }
+            "gaussian" | "cca" => EstimatorSpec::Gaussian,
+            "copula" => EstimatorSpec::Copula,
+            _ => EstimatorSpec::Binned { bins: get("bins").map(|v| parse_count("binned bins", v, 2)).transpose()? },
+        })
+    }))
+}
+
+/// Splits `args` into `(key, value)` pairs: `key=value`, or for the first one a bare value that
+/// belongs to `keys[0]`. Unknown and repeated keys are errors.
+fn parse_params(family: &str, args: &[&str], keys: &[&str]) -> Result<Vec<(String, String)>> {
+    if args.len() > keys.len() {
+        return Err(Error::param(
+            &format!("{family} parameters"),
+            args.join(":"),
+            &format!("{family} takes at most {} parameter(s): {}", keys.len(), keys.join(", ")),
+        ));
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        let (key, value) = match a.split_once('=') {
+            Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_string()),
+            None if i == 0 => (keys[0].to_string(), a.trim().to_string()),
+            None => {
+                return Err(Error::param(
+                    &format!("{family} parameter"),
+                    a,
+                    "only the first parameter may be given without its key (write key=value)",
+                ));
+            }
+        };
+        if !keys.contains(&key.as_str()) {
+            return Err(Error::param(
+                &format!("{family} parameter"),
+                &key,
+                &format!(
+                    "unknown key; {family} takes: {}",
+                    if keys.is_empty() { "none" } else { "" }.to_string() + &keys.join(", ")
+                ),
+            ));
+        }
+        if out.iter().any(|(k, _)| *k == key) {
+            return Err(Error::param(&format!("{family} parameter"), &key, "given twice"));
+        }
+        out.push((key, value));
+    }
+    Ok(out)
+}
+
+/// A whole number `≥ min`.
+fn parse_count(what: &str, v: &str, min: usize) -> Result<usize> {
+    match v.parse::<usize>() {
+        Ok(c) if c >= min => Ok(c),
+        Ok(c) => Err(Error::param(what, c, &format!("must be at least {min}"))),
+        Err(_) => Err(Error::param(what, v, &format!("must be a whole number ≥ {min}"))),
+    }
+}
+
+/// Writes the canonical name of a classical spec (`ksg:k=5`, `ksg:k=3:variant=2`, `gaussian`,
+/// `copula`, `binned`, `binned:bins=8`); `None` for other families.
+pub(crate) fn spec_name(spec: &EstimatorSpec) -> Option<String> {
+    Some(match *spec {
+        EstimatorSpec::Ksg { k, variant: 1 } => format!("ksg:k={k}"),
+        EstimatorSpec::Ksg { k, variant } => format!("ksg:k={k}:variant={variant}"),
+        EstimatorSpec::Gaussian => "gaussian".into(),
+        EstimatorSpec::Copula => "copula".into(),
+        EstimatorSpec::Binned { bins: None } => "binned".into(),
+        EstimatorSpec::Binned { bins: Some(b) } => format!("binned:bins={b}"),
+        _ => return None,
+    })
+}
+
+/// Builds a classical estimator with its default settings (standardisation and tie-breaking
+/// noise for KSG, [`DEFAULT_SUBSAMPLES`] subsamples for the interval). An error for a neural
+/// spec or for out-of-range parameters.
+pub fn build(spec: &EstimatorSpec) -> Result<Box<dyn Estimator>> {
+    Ok(match *spec {
+        EstimatorSpec::Ksg { k, variant } => Box::new(Ksg::new(k, KsgVariant::from_number(variant)?)?),
+        EstimatorSpec::Gaussian => Box::new(Gaussian::default()),
+        EstimatorSpec::Copula => Box::new(Copula::default()),
+        EstimatorSpec::Binned { bins } => Box::new(Binned::new(bins)?),
+        _ => {
+            return Err(Error::param("estimator", spec, &format!("not a classical estimator; classical: {NAMES}")));
+        }
+    })
+}
+
+/// The digamma function `ψ(x) = Γ'(x)/Γ(x)` for `x > 0`: upward recurrence
+/// `ψ(x) = ψ(x + 1) − 1/x` to `x ≥ 10`, then the asymptotic series
+/// `ln x − 1/(2x) − Σ B₂ⱼ/(2j x²ʲ)` to `x⁻¹⁴` (truncation error below `1e-17` there).
+pub fn digamma(mut x: f64) -> f64 {
+    let mut acc = 0.0;
+    while x < 10.0 {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    let z = 1.0 / (x * x);
+    // B2/2, B4/4, …, B14/14.
+    let series = z
+        * (1.0 / 12.0
+            - z * (1.0 / 120.0
+                - z * (1.0 / 252.0 - z * (1.0 / 240.0 - z * (1.0 / 132.0 - z * (691.0 / 32760.0 - z / 12.0))))));
+    acc + x.ln() - 0.5 / x - series
+}
+
+/// `ψ(1), …, ψ(n)` (index `m` holds `ψ(m)`; index 0 is unused).
+pub(crate) fn digamma_table(n: usize) -> Vec<f64> {
+    let mut t = vec![f64::NAN; n + 1];
+    for (m, v) in t.iter_mut().enumerate().skip(1) {
+        *v = digamma(m as f64);
+    }
+    t
+}
+
+/// The rows of `m` as one row-major vector.
+pub(crate) fn row_major(m: DMatrixView<'_, f64>) -> Vec<f64> {
+    let (n, d) = m.shape();
+    let mut out = vec![0.0; n * d];
+    for j in 0..d {
+        for (i, &v) in m.column(j).iter().enumerate() {
+            out[i * d + j] = v;
+        }
+    }
+    out
+}
+
+/// What an estimator's core returns: its value and named diagnostics.
+pub(crate) struct Core {
+    pub value: f64,
+    pub values: Vec<(String, f64)>,
+    pub warnings: Vec<String>,
+}
+
+/// An estimator's core as a function of the rows of `x` and `y`.
+pub(crate) type CoreFn<'a> = dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>) -> Result<Core> + Sync + 'a;
+
+/// Runs `core` on the full sample, then on subsamples for the interval, and packs an
+/// [`Estimate`]. `core` must be a deterministic function of its rows.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
+    name: String,
+    label: String,
+    settings: serde_json::Value,
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    subsamples: usize,
+    min_rows: usize,
+    seed: u64,
+    core: &CoreFn<'_>,
+) -> Result<Estimate> {
+    let start = Instant::now();
+    let full = core(x, y)?;
+    let sub = subsampling_interval(x, y, full.value, subsamples, min_rows, seed, &|a, b| core(a, b).map(|c| c.value))?;
+    let mut diagnostics = super::Diagnostics { warnings: full.warnings, ..Default::default() };
+    diagnostics.values.extend(full.values);
+    if let Some(w) = sub.warning {
+        diagnostics.warnings.push(w);
+    }
+    if sub.values.len() > 1 {
+        diagnostics.values.insert("subsample_sd".into(), sub.sd);
+        diagnostics.values.insert("subsample_shift".into(), sub.shift);
+    }
+    let mut est =
+        Estimate::new(name, label, full.value, sub.interval, Kind::Estimate, (x.nrows(), x.ncols(), y.ncols()))
+            .with_settings(settings)
+            .with_diagnostics(diagnostics);
+    est.wall_seconds = start.elapsed().as_secs_f64();
+    Ok(est)
+}
