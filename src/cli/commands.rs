@@ -50,7 +50,10 @@ pub struct Files<'a> {
 impl InputOpts {
     /// The CSV options of `--header` and `--delimiter`.
     pub fn csv(&self) -> Result<CsvOptions> {
-        Ok(CsvOptions { header: self.header.parse()?, delimiter: self.delimiter.as_deref().map(parse_delimiter).transpose()? })
+        Ok(CsvOptions {
+            header: self.header.parse()?,
+            delimiter: self.delimiter.as_deref().map(parse_delimiter).transpose()?,
+        })
     }
 }
 
@@ -150,15 +153,41 @@ pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatri
     Ok((tx.values.select_columns(&cx), ty.values.select_columns(&cy)))
 }
 
+/// Checks the training options that do not depend on the data, naming each by its flag
+/// (`NeuralConfig::validate` checks them again, by their library names).
+fn check_options(o: &EstimateOpts) -> Result<()> {
+    let bad = |flag: &str, v: &dyn std::fmt::Display, why: &str| Err(Error::param(flag, v, why));
+    if o.batch < 2 {
+        return bad("--batch", &o.batch, "must be at least 2");
+    }
+    if o.steps == 0 {
+        return bad("--steps", &o.steps, "must be at least 1");
+    }
+    if o.folds < 2 {
+        return bad("--folds", &o.folds, "must be at least 2 (one fold to train, one to test)");
+    }
+    // The separable and Gaussian critics' builders accept a zero width and then fail in
+    // training: refuse it here.
+    if o.hidden.contains(&0) {
+        let widths: Vec<String> = o.hidden.iter().map(|h| h.to_string()).collect();
+        return bad("--hidden", &widths.join(","), "every hidden width must be at least 1");
+    }
+    if o.embed == 0 {
+        return bad("--embed", &o.embed, "must be at least 1");
+    }
+    if !(o.lr.is_finite() && o.lr > 0.0) {
+        return bad("--lr", &o.lr, "must be positive and finite");
+    }
+    if !(o.weight_decay.is_finite() && o.weight_decay >= 0.0) {
+        return bad("--weight-decay", &o.weight_decay, "must be finite and at least 0");
+    }
+    Ok(())
+}
+
 /// The estimators and their settings from the command-line options.
 pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
     let specs = opts.estimators.iter().map(|b| EstimatorSpec::parse(b)).collect::<Result<Vec<_>>>()?;
-    // The separable and Gaussian critics' builders accept a zero width and then fail in
-    // training: refuse it here.
-    if opts.hidden.contains(&0) {
-        let widths: Vec<String> = opts.hidden.iter().map(|h| h.to_string()).collect();
-        return Err(Error::param("hidden", widths.join(","), "every hidden width must be at least 1"));
-    }
+    check_options(opts)?;
     let act = Activation::Relu;
     let critic = match opts.critic.as_str() {
         "separable" => CriticSpec::Separable {
@@ -565,7 +594,14 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
     let opts = EstimateOpts { seed, ..EstimateOpts::default() };
     println!("Equivalent command: mibound estimate --x {0}/x.npy --y {0}/y.npy --plot {0}/trace.png\n", out.display());
     let plot = out.join("trace.png");
-    run_and_report(&x, &y, &config(&opts)?, seed, Unit::Nats, (false, Some(&out.join("trace.csv")), Some(&plot), false))?;
+    run_and_report(
+        &x,
+        &y,
+        &config(&opts)?,
+        seed,
+        Unit::Nats,
+        (false, Some(&out.join("trace.csv")), Some(&plot), false),
+    )?;
     println!("\n  true MI: {:.3} nats. Trace: {}", task.true_mi(), plot.display());
     Ok(())
 }

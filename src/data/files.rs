@@ -306,17 +306,22 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
         .flexible(true)
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
+    // Lines from byte offsets (the csv crate's own line count drifts with CRLF line ends: a
+    // record after a CRLF starts, for it, at the LF, which is counted here).
+    let newlines: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+    let line_of =
+        |p: Option<&csv::Position>| p.map_or(0, |p| newlines.partition_point(|&n| n <= p.byte() as usize) + 1);
     let mut records = Vec::new();
     for r in reader.records() {
         let r = r.map_err(|e| match e.position() {
-            Some(p) => format!("line {}: {e}", p.line()),
+            Some(p) => format!("line {}: {e}", line_of(Some(p))),
             None => e.to_string(),
         })?;
         // A line of blanks is an empty line.
         if r.len() == 1 && r[0].is_empty() {
             continue;
         }
-        let line = r.position().map_or(0, |p| p.line() as usize);
+        let line = line_of(r.position());
         records.push((line, r));
     }
     let Some((first_line, first)) = records.first() else { return Err("empty file".into()) };
@@ -326,7 +331,11 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
         Header::Auto => first.iter().any(|c| parse_number(c, decimal_comma).is_none()),
     };
     let columns: Vec<String> = if has_header {
-        first.iter().enumerate().map(|(j, c)| if c.is_empty() { format!("Unnamed: {j}") } else { c.to_string() }).collect()
+        first
+            .iter()
+            .enumerate()
+            .map(|(j, c)| if c.is_empty() { format!("Unnamed: {j}") } else { c.to_string() })
+            .collect()
     } else {
         (0..first.len()).map(|j| j.to_string()).collect()
     };
