@@ -202,8 +202,7 @@ pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
     };
     let conditional =
         CriticSpec::Gaussian { hidden: opts.hidden.clone(), activation: act, variance: Default::default() };
-    let mut settings = Settings::default();
-    settings.neural = NeuralConfig {
+    let neural = NeuralConfig {
         critic,
         conditional,
         batch: opts.batch,
@@ -213,7 +212,8 @@ pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
         standardize: !opts.no_standardize,
         ..NeuralConfig::default()
     };
-    settings.neural.validate()?;
+    neural.validate()?;
+    let settings = Settings { neural, ..Settings::default() };
     Ok((specs, settings))
 }
 
@@ -251,10 +251,10 @@ impl Unit {
     }
 
     /// A value in nats, in this unit.
-    pub fn from_nats(self, v: f64) -> f64 {
+    pub fn convert(self, nats: f64) -> f64 {
         match self {
-            Unit::Nats => v,
-            Unit::Bits => v / std::f64::consts::LN_2,
+            Unit::Nats => nats,
+            Unit::Bits => nats / std::f64::consts::LN_2,
         }
     }
 }
@@ -274,9 +274,9 @@ fn table(c: &Comparison, unit: Unit) -> String {
             "  {:<16} {:<8} {:>9.3}   [{:.3}, {:.3}]\n",
             e.label,
             e.kind.short(),
-            unit.from_nats(e.value),
-            unit.from_nats(e.interval.low),
-            unit.from_nats(e.interval.high)
+            unit.convert(e.value),
+            unit.convert(e.interval.low),
+            unit.convert(e.interval.high)
         );
     }
     if c.estimates.iter().any(|e| e.kind == crate::estimators::Kind::UpperIfExact) {
@@ -309,9 +309,9 @@ fn json(est: &Comparison, unit: Unit) -> Result<String> {
                 obj.insert(
                     "in_unit".into(),
                     serde_json::json!({
-                        "value": unit.from_nats(e.value),
-                        "low": unit.from_nats(e.interval.low),
-                        "high": unit.from_nats(e.interval.high),
+                        "value": unit.convert(e.value),
+                        "low": unit.convert(e.interval.low),
+                        "high": unit.convert(e.interval.high),
                     }),
                 );
             }
