@@ -1,5 +1,6 @@
 //! `mibound` on bad input: one line on stderr naming the file (and row/column where it
-//! applies), exit code 2, no panic, nothing written half-way. And the small commands.
+//! applies: rows and columns 0-based, CSV lines 1-based), exit code 2, no panic, nothing
+//! written half-way. And the small commands.
 
 use mibound::data::files::write_npy;
 use nalgebra::DMatrix;
@@ -65,14 +66,14 @@ fn nan_and_inf_values_name_file_row_and_column() {
     let d = dir("nan");
     let x = csv(&d.join("x.csv"), "a,b\n1,2\n3,NaN\n5,6\n");
     let y = good_npy(&d, "y.npy", 3, 1);
-    fails_with(&run(&["estimate", "--x", &x, "--y", &y]), &["x.csv", "row 2", "column 2", "'b'", "not finite"]);
+    fails_with(&run(&["estimate", "--x", &x, "--y", &y]), &["x.csv", "line 3 (row 1)", "column 1 ('b')", "not finite"]);
     let inf = raw_npy(
         &d.join("inf.npy"),
         "<f8",
         "(3, 1)",
         &[1.0f64.to_le_bytes(), f64::INFINITY.to_le_bytes(), 2.0f64.to_le_bytes()].concat(),
     );
-    fails_with(&run(&["estimate", "--x", &inf, "--y", &y]), &["inf.npy", "row 2", "column 1"]);
+    fails_with(&run(&["estimate", "--x", &inf, "--y", &y]), &["inf.npy", "row 1", "column 0"]);
 }
 
 #[test]
@@ -86,7 +87,7 @@ fn mismatched_rows_empty_files_and_non_numeric_cells() {
     let header_only = csv(&d.join("h.csv"), "a,b\n");
     fails_with(&run(&["estimate", "--x", &header_only, "--y", &y]), &["h.csv", "no data rows"]);
     let bad = csv(&d.join("bad.csv"), "1,2\n3,abc\n");
-    fails_with(&run(&["estimate", "--x", &bad, "--y", &y]), &["bad.csv", "line 2", "column 2", "abc"]);
+    fails_with(&run(&["estimate", "--x", &bad, "--y", &y]), &["bad.csv", "line 2 (row 1)", "column 1", "abc"]);
     let ragged = csv(&d.join("ragged.csv"), "1,2\n3\n");
     fails_with(&run(&["estimate", "--x", &ragged, "--y", &y]), &["ragged.csv", "line 2"]);
 }
@@ -113,7 +114,7 @@ fn constant_columns_small_data_and_unknown_names() {
     let d = dir("const");
     let x = csv(&d.join("x.csv"), "a,b\n1,5\n2,5\n3,5\n");
     let y = good_npy(&d, "y.npy", 3, 1);
-    fails_with(&run(&["estimate", "--x", &x, "--y", &y]), &["x.csv", "column 2", "'b'", "constant"]);
+    fails_with(&run(&["estimate", "--x", &x, "--y", &y]), &["x.csv", "column 1 ('b') = 5", "constant"]);
     let x = good_npy(&d, "x.npy", 100, 2);
     let y = good_npy(&d, "y2.npy", 100, 2);
     // A batch larger than the data allows is lowered, with a warning, not refused.

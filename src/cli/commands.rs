@@ -1,9 +1,12 @@
 //! The subcommands.
 
-use super::{EstimateOpts, ThroughputOpts, TrainOpts};
+use super::{EstimateOpts, InputOpts, ThroughputOpts, TrainOpts};
 use crate::bounds::{Bound, BoundSpec};
 use crate::critics::{Activation, CriticSpec, Similarity};
-use crate::data::files::{Table, check_values, read_csv, read_table, select_columns, write_npy};
+use crate::data::files::{
+    CsvOptions, Table, check_finite, check_values, constant_columns, describe_constant, parse_delimiter, read_csv,
+    read_table_with, select_columns, write_npy,
+};
 use crate::data::{CorrelatedGaussian, Sampler, Task, rng};
 use crate::error::{Error, Result};
 use crate::estimators::{Comparison, EstimatorSpec, MarginalTransform, NeuralConfig, Settings, compare};
@@ -31,16 +34,49 @@ fn columns(path: &Path, t: &Table, sel: Option<&str>, exclude: &[usize]) -> Resu
     }
 }
 
-/// Loads x and y from one or two files, with column selections, and checks them.
-pub fn load_xy(
-    x: &Path,
-    y: Option<&Path>,
-    x_cols: Option<&str>,
-    y_cols: Option<&str>,
-) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
-    let tx = read_table(x)?;
+/// The files and column selections of `estimate`.
+#[derive(Clone, Copy, Debug)]
+pub struct Files<'a> {
+    /// The x file.
+    pub x: &'a Path,
+    /// The y file (default: the x file).
+    pub y: Option<&'a Path>,
+    /// Columns of the x file.
+    pub x_cols: Option<&'a str>,
+    /// Columns of the y file.
+    pub y_cols: Option<&'a str>,
+}
+
+impl InputOpts {
+    /// The CSV options of `--header` and `--delimiter`.
+    pub fn csv(&self) -> Result<CsvOptions> {
+        Ok(CsvOptions {
+            header: self.header.parse()?,
+            delimiter: self.delimiter.as_deref().map(parse_delimiter).transpose()?,
+        })
+    }
+}
+
+/// Whether column 0 of a CSV table looks like the index pandas' `DataFrame.to_csv()` writes:
+/// an unnamed (or `index`) column holding 0, 1, 2, … (or 1, 2, 3, …).
+fn looks_like_pandas_index(t: &Table) -> bool {
+    let n = t.values.nrows();
+    let name = t.columns.first().map(|c| c.to_ascii_lowercase()).unwrap_or_default();
+    let named = name.is_empty() || name == "unnamed: 0" || name == "index";
+    let counts = |start: f64| (0..n).all(|i| t.values[(i, 0)] == start + i as f64);
+    t.is_csv() && n >= 3 && named && (counts(0.0) || counts(1.0))
+}
+
+/// Loads x and y from one or two files, with column selections, and checks them: every value
+/// finite; constant columns refused with one message naming them all (0-based, as `--x-cols`
+/// counts), or dropped with `--drop-constant`; a warning on stderr when column 0 of a CSV
+/// file looks like a pandas index and is used.
+pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
+    let Files { x, y, x_cols, y_cols } = *f;
+    let csv = input.csv()?;
+    let tx = read_table_with(x, &csv)?;
     let (ty, y_path) = match y {
-        Some(p) if p != x => (read_table(p)?, p),
+        Some(p) if p != x => (read_table_with(p, &csv)?, p),
         _ => {
             if x_cols.is_none() && y_cols.is_none() {
                 return Err(Error::Data {
@@ -52,7 +88,7 @@ pub fn load_xy(
         }
     };
     let same = y_path == x;
-    let (cx, cy) = if same {
+    let (mut cx, mut cy) = if same {
         let cy =
             columns(y_path, &ty, y_cols, &x_cols.map(|s| select_columns(x, &tx, s)).transpose()?.unwrap_or_default())?;
         (columns(x, &tx, x_cols, &cy)?, cy)
@@ -73,14 +109,85 @@ pub fn load_xy(
             ),
         });
     }
-    check_values(x, &tx, &cx)?;
-    check_values(y_path, &ty, &cy)?;
+    check_finite(x, &tx, &cx)?;
+    check_finite(y_path, &ty, &cy)?;
+    let (kx, ky) = (constant_columns(&tx, &cx), constant_columns(&ty, &cy));
+    if !kx.is_empty() || !ky.is_empty() {
+        let file = |p: &Path| if same { String::new() } else { format!(" ({})", p.display()) };
+        let mut parts = Vec::new();
+        if !kx.is_empty() {
+            parts.push(format!("x{}: {}", file(x), describe_constant(&tx, &kx)));
+        }
+        if !ky.is_empty() {
+            parts.push(format!("y{}: {}", file(y_path), describe_constant(&ty, &ky)));
+        }
+        let path = if kx.is_empty() { y_path } else { x };
+        if !input.drop_constant {
+            return Err(Error::Data {
+                path: path.to_path_buf(),
+                msg: format!(
+                    "constant columns carry no information: {}; leave them out with --x-cols/--y-cols or pass --drop-constant",
+                    parts.join("; ")
+                ),
+            });
+        }
+        cx.retain(|j| !kx.contains(j));
+        cy.retain(|j| !ky.contains(j));
+        for (what, c, p) in [("x", &cx, x), ("y", &cy, y_path)] {
+            if c.is_empty() {
+                return Err(Error::Data { path: p.to_path_buf(), msg: format!("every {what} column is constant") });
+            }
+        }
+        eprintln!("note: --drop-constant: dropped constant {}", parts.join("; "));
+    }
+    for (what, t, c, p, flag) in [("x", &tx, &cx, x, "--x-cols"), ("y", &ty, &cy, y_path, "--y-cols")] {
+        if c.contains(&0) && looks_like_pandas_index(t) {
+            eprintln!(
+                "warning: {}: column 0 ('{}') counts {} like the index pandas' to_csv() writes (use index=False); it is included in {what}: leave it out with {flag}",
+                p.display(),
+                t.columns[0],
+                if t.values[(0, 0)] == 0.0 { "0, 1, 2, …" } else { "1, 2, 3, …" }
+            );
+        }
+    }
     Ok((tx.values.select_columns(&cx), ty.values.select_columns(&cy)))
+}
+
+/// Checks the training options that do not depend on the data, naming each by its flag
+/// (`NeuralConfig::validate` checks them again, by their library names).
+fn check_options(o: &EstimateOpts) -> Result<()> {
+    let bad = |flag: &str, v: &dyn std::fmt::Display, why: &str| Err(Error::param(flag, v, why));
+    if o.batch < 2 {
+        return bad("--batch", &o.batch, "must be at least 2");
+    }
+    if o.steps == 0 {
+        return bad("--steps", &o.steps, "must be at least 1");
+    }
+    if o.folds < 2 {
+        return bad("--folds", &o.folds, "must be at least 2 (one fold to train, one to test)");
+    }
+    // The separable and Gaussian critics' builders accept a zero width and then fail in
+    // training: refuse it here.
+    if o.hidden.contains(&0) {
+        let widths: Vec<String> = o.hidden.iter().map(|h| h.to_string()).collect();
+        return bad("--hidden", &widths.join(","), "every hidden width must be at least 1");
+    }
+    if o.embed == 0 {
+        return bad("--embed", &o.embed, "must be at least 1");
+    }
+    if !(o.lr.is_finite() && o.lr > 0.0) {
+        return bad("--lr", &o.lr, "must be positive and finite");
+    }
+    if !(o.weight_decay.is_finite() && o.weight_decay >= 0.0) {
+        return bad("--weight-decay", &o.weight_decay, "must be finite and at least 0");
+    }
+    Ok(())
 }
 
 /// The estimators and their settings from the command-line options.
 pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
     let specs = opts.estimators.iter().map(|b| EstimatorSpec::parse(b)).collect::<Result<Vec<_>>>()?;
+    check_options(opts)?;
     let act = Activation::Relu;
     let critic = match opts.critic.as_str() {
         "separable" => CriticSpec::Separable {
@@ -95,8 +202,7 @@ pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
     };
     let conditional =
         CriticSpec::Gaussian { hidden: opts.hidden.clone(), activation: act, variance: Default::default() };
-    let mut settings = Settings::default();
-    settings.neural = NeuralConfig {
+    let neural = NeuralConfig {
         critic,
         conditional,
         batch: opts.batch,
@@ -106,11 +212,54 @@ pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
         transform: if opts.no_standardize { MarginalTransform::None } else { opts.transform.parse()? },
         ..NeuralConfig::default()
     };
-    settings.neural.validate()?;
+    neural.validate()?;
+    let settings = Settings { neural, ..Settings::default() };
     Ok((specs, settings))
 }
 
-fn table(c: &Comparison) -> String {
+/// The unit of printed estimates (`--unit`, `--bits`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unit {
+    /// Natural units (the library's unit).
+    #[default]
+    Nats,
+    /// Bits: nats / ln 2.
+    Bits,
+}
+
+impl Unit {
+    /// The unit of `--unit NAME` (default nats) and `--bits`.
+    pub fn from_options(name: Option<&str>, bits: bool) -> Result<Self> {
+        let unit = match name.map(str::to_ascii_lowercase).as_deref() {
+            None => Unit::Nats,
+            Some("nats" | "nat") => Unit::Nats,
+            Some("bits" | "bit") => Unit::Bits,
+            Some(_) => return Err(Error::param("unit", name.unwrap_or_default(), "must be nats or bits")),
+        };
+        if bits && name.is_some() && unit == Unit::Nats {
+            return Err(Error::param("unit", name.unwrap_or_default(), "contradicts --bits"));
+        }
+        Ok(if bits { Unit::Bits } else { unit })
+    }
+
+    /// The unit's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Nats => "nats",
+            Unit::Bits => "bits",
+        }
+    }
+
+    /// A value in nats, in this unit.
+    pub fn convert(self, nats: f64) -> f64 {
+        match self {
+            Unit::Nats => nats,
+            Unit::Bits => nats / std::f64::consts::LN_2,
+        }
+    }
+}
+
+fn table(c: &Comparison, unit: Unit) -> String {
     let nc = c.estimates.iter().find_map(|e| e.settings.get("folds").and_then(|f| f.as_u64()));
     let batch = c.estimates.iter().find_map(|e| e.settings.get("batch").and_then(|f| f.as_u64()));
     let mut s = format!("mibound estimate: {} samples, x in R^{}, y in R^{}", c.n_samples, c.dim_x, c.dim_y);
@@ -118,15 +267,16 @@ fn table(c: &Comparison) -> String {
         s += &format!("; neural bounds held-out over {k} folds, batch {b}");
     }
     s += "\n\n";
-    s += &format!("  {:<16} {:<8} {:>9}   {:<20}\n", "estimator", "kind", "estimate", "95% interval (nats)");
+    let head = format!("95% interval ({})", unit.name());
+    s += &format!("  {:<16} {:<8} {:>9}   {head:<20}\n", "estimator", "kind", "estimate");
     for e in &c.estimates {
         s += &format!(
             "  {:<16} {:<8} {:>9.3}   [{:.3}, {:.3}]\n",
             e.label,
             e.kind.short(),
-            e.value,
-            e.interval.low,
-            e.interval.high
+            unit.convert(e.value),
+            unit.convert(e.interval.low),
+            unit.convert(e.interval.high)
         );
     }
     if c.estimates.iter().any(|e| e.kind == crate::estimators::Kind::UpperIfExact) {
@@ -153,8 +303,29 @@ fn table(c: &Comparison) -> String {
     s
 }
 
-fn json(est: &Comparison) -> Result<String> {
-    serde_json::to_string(est).map_err(|e| Error::Format { context: "json output".into(), msg: e.to_string() })
+/// The comparison as JSON: `value` and `interval` stay in nats; `unit` names `--unit` and each
+/// estimate's `in_unit` holds `value`, `low` and `high` in it.
+fn json(est: &Comparison, unit: Unit) -> Result<String> {
+    let err = |e: serde_json::Error| Error::Format { context: "json output".into(), msg: e.to_string() };
+    let mut v = serde_json::to_value(est).map_err(err)?;
+    if let Some(list) = v.get_mut("estimates").and_then(|e| e.as_array_mut()) {
+        for (obj, e) in list.iter_mut().zip(&est.estimates) {
+            if let Some(obj) = obj.as_object_mut() {
+                obj.insert(
+                    "in_unit".into(),
+                    serde_json::json!({
+                        "value": unit.convert(e.value),
+                        "low": unit.convert(e.interval.low),
+                        "high": unit.convert(e.interval.high),
+                    }),
+                );
+            }
+        }
+    }
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("unit".into(), unit.name().into());
+    }
+    serde_json::to_string(&v).map_err(err)
 }
 
 fn trace_csv(est: &Comparison) -> String {
@@ -263,6 +434,7 @@ fn run_and_report(
     y: &DMatrix<f64>,
     cfg: &(Vec<EstimatorSpec>, Settings),
     seed: u64,
+    unit: Unit,
     (as_json, trace, plot, quiet): (bool, Option<&Path>, Option<&Path>, bool),
 ) -> Result<()> {
     let est = run_compare(x, y, cfg, seed, quiet)?;
@@ -273,26 +445,22 @@ fn run_and_report(
     if let Some(p) = plot {
         trace_figure(&est, "mibound estimate: training trace").save(p)?;
     }
-    let out = if as_json { json(&est)? + "\n" } else { table(&est) };
+    let out = if as_json { json(&est, unit)? + "\n" } else { table(&est, unit) };
     std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
 }
 
-/// `mibound estimate`.
-#[allow(clippy::too_many_arguments)]
+/// `mibound estimate`: the options are checked before the files are read.
 pub fn estimate(
-    x: &Path,
-    y: Option<&Path>,
-    x_cols: Option<&str>,
-    y_cols: Option<&str>,
+    files: &Files<'_>,
+    input: &InputOpts,
     opts: &EstimateOpts,
-    as_json: bool,
-    trace: Option<&Path>,
-    plot: Option<&Path>,
-    quiet: bool,
+    unit: Unit,
+    output: (bool, Option<&Path>, Option<&Path>, bool),
 ) -> Result<()> {
     let cfg = config(opts)?;
-    let (xm, ym) = load_xy(x, y, x_cols, y_cols)?;
-    run_and_report(&xm, &ym, &cfg, opts.seed, (as_json, trace, plot, quiet))
+    input.csv()?;
+    let (xm, ym) = load_xy(files, input)?;
+    run_and_report(&xm, &ym, &cfg, opts.seed, unit, output)
 }
 
 /// `mibound bmi SAMPLE DIM_X DIM_Y`: prints the headline estimate and nothing else.
@@ -426,11 +594,19 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
         out.display()
     );
     sample("gaussian", n, 20, 2.0, seed, out)?;
-    let (x, y) = load_xy(&out.join("x.npy"), Some(&out.join("y.npy")), None, None)?;
+    let (xf, yf) = (out.join("x.npy"), out.join("y.npy"));
+    let (x, y) = load_xy(&Files { x: &xf, y: Some(&yf), x_cols: None, y_cols: None }, &InputOpts::default())?;
     let opts = EstimateOpts { seed, ..EstimateOpts::default() };
     println!("Equivalent command: mibound estimate --x {0}/x.npy --y {0}/y.npy --plot {0}/trace.png\n", out.display());
     let plot = out.join("trace.png");
-    run_and_report(&x, &y, &config(&opts)?, seed, (false, Some(&out.join("trace.csv")), Some(&plot), false))?;
+    run_and_report(
+        &x,
+        &y,
+        &config(&opts)?,
+        seed,
+        Unit::Nats,
+        (false, Some(&out.join("trace.csv")), Some(&plot), false),
+    )?;
     println!("\n  true MI: {:.3} nats. Trace: {}", task.true_mi(), plot.display());
     Ok(())
 }

@@ -28,28 +28,28 @@ pub struct EstimateOpts {
     #[arg(long, default_value = "separable")]
     pub critic: String,
     /// Hidden layer widths of the critics, comma-separated.
-    #[arg(long, default_value = "512", value_delimiter = ',')]
+    #[arg(long, default_value = "512", value_delimiter = ',', allow_negative_numbers = true)]
     pub hidden: Vec<usize>,
     /// Embedding dimension of separable/cpc critics.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, allow_negative_numbers = true)]
     pub embed: usize,
     /// Batch size N (InfoNCE cannot exceed log N).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, allow_negative_numbers = true)]
     pub batch: usize,
     /// Maximum training steps per critic and fold.
-    #[arg(long, default_value_t = 3000)]
+    #[arg(long, default_value_t = 3000, allow_negative_numbers = true)]
     pub steps: u64,
     /// Adam learning rate.
-    #[arg(long, default_value_t = 5e-4)]
+    #[arg(long, default_value_t = 5e-4, allow_negative_numbers = true)]
     pub lr: f64,
     /// L2 weight decay (regularises critics on small data sets).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub weight_decay: f64,
     /// Folds for the held-out estimate and its interval.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
     pub folds: usize,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Map each coordinate before training (MI is unchanged by invertible maps): copula (ranks →
     /// normal scores, fitted on each fold's training rows; tames heavy tails), standardize, none.
@@ -58,6 +58,22 @@ pub struct EstimateOpts {
     /// The same as `--transform none` (kept for existing scripts).
     #[arg(long, hide = true)]
     pub no_standardize: bool,
+}
+
+/// How `estimate` reads its files and what it does with constant columns.
+#[derive(Args, Debug, Clone, Default)]
+pub struct InputOpts {
+    /// Whether the first row of a CSV file is a header: yes, no, or auto (a header when any
+    /// of its cells is not a number; a fully numeric first row is data).
+    #[arg(long, default_value = "auto")]
+    pub header: String,
+    /// CSV cell delimiter: one character, or tab, comma, semicolon (default: detected among
+    /// `,` `;` and tab). With a delimiter other than `,`, decimal commas (1,5) are read.
+    #[arg(long)]
+    pub delimiter: Option<String>,
+    /// Drop constant columns of x and y (named on stderr) instead of refusing them.
+    #[arg(long)]
+    pub drop_constant: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -105,7 +121,16 @@ enum Command {
         #[arg(long)]
         y_cols: Option<String>,
         #[command(flatten)]
+        input: InputOpts,
+        #[command(flatten)]
         opts: EstimateOpts,
+        /// Unit of the printed estimates: nats (default) or bits. The JSON output keeps `value` and
+        /// `interval` in nats and adds `unit` and each estimate's `in_unit`.
+        #[arg(long)]
+        unit: Option<String>,
+        /// Same as --unit bits.
+        #[arg(long)]
+        bits: bool,
         /// Print one JSON object instead of the table.
         #[arg(long)]
         json: bool,
@@ -290,21 +315,32 @@ impl Default for EstimateOpts {
 
 /// Parses the arguments, runs the command and maps errors to exit code 2.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version print as clap prints them.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // A bad command line is one line too: clap's first line, without the usage block.
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: bad command line");
+            eprintln!("{} (see --help)", first.trim_end());
+            return ExitCode::from(2);
+        }
+    };
     let res = match cli.command {
         Command::Demo { out, n, seed } => commands::demo(&out, n, seed),
         Command::Optimal { dim, batch, batches, seed } => commands::optimal(dim, batch, batches, seed),
-        Command::Estimate { x, y, x_cols, y_cols, opts, json, trace, plot, quiet } => commands::estimate(
-            &x,
-            y.as_deref(),
-            x_cols.as_deref(),
-            y_cols.as_deref(),
-            &opts,
-            json,
-            trace.as_deref(),
-            plot.as_deref(),
-            quiet,
-        ),
+        Command::Estimate { x, y, x_cols, y_cols, input, opts, unit, bits, json, trace, plot, quiet } => {
+            commands::Unit::from_options(unit.as_deref(), bits).and_then(|unit| {
+                commands::estimate(
+                    &commands::Files { x: &x, y: y.as_deref(), x_cols: x_cols.as_deref(), y_cols: y_cols.as_deref() },
+                    &input,
+                    &opts,
+                    unit,
+                    (json, trace.as_deref(), plot.as_deref(), quiet),
+                )
+            })
+        }
         Command::Tasks { dim, mi, json } => commands::tasks(dim, mi, json),
         Command::Sample { task, n, dim, mi, seed, out } => commands::sample(&task, n, dim, mi, seed, &out),
         Command::Bmi { sample, dim_x, dim_y, opts } => commands::bmi(&sample, dim_x, dim_y, &opts),

@@ -1,8 +1,14 @@
 //! Reading and writing a user's data: `.npy` (float32/float64, 1-D or 2-D, either byte order,
-//! C or Fortran order) and CSV (header optional, columns selectable). Every problem is an
-//! [`Error::Data`] naming the file and, where it applies, the row and column (1-based, as a
-//! spreadsheet or editor shows them).
-
+//! C or Fortran order) and CSV ([`CsvOptions`]: header yes/no/auto, delimiter `,` `;` or tab
+//! detected, quoted cells, UTF-8 BOM, CRLF, decimal commas with `;`). Every problem is an
+//! [`Error::Data`] naming the file and, where it applies, where in it:
+//!
+//! - **column `j`** is 0-based, as `--x-cols`/`--y-cols`, numpy and pandas' `iloc` count, and is
+//!   followed by the column's name (`column 1 ('b')`);
+//! - **row `i`** is the 0-based data row (the header is not a row), as numpy and pandas' `iloc`
+//!   count;
+//! - **line `l`** is 1-based, the line of a CSV file as an editor shows it (the header is
+//!   line 1 when there is one), given beside the row for CSV files.
 use crate::error::{Error, Result};
 use nalgebra::DMatrix;
 use std::path::Path;
@@ -20,13 +26,45 @@ fn data_err(path: &Path, msg: impl Into<String>) -> Error {
 pub struct Table {
     /// Values, `rows × columns`.
     pub values: DMatrix<f64>,
-    /// Column names (`"0"`, `"1"`, … when the file has none).
+    /// Column names (`"0"`, `"1"`, … when the file has none; an empty header cell is named
+    /// `"Unnamed: j"`, as pandas names it).
     pub columns: Vec<String>,
+    /// For a CSV file, the 1-based line of the file each row was read from; empty for `.npy`.
+    pub lines: Vec<usize>,
 }
 
-/// Reads `.npy` files by extension and anything else as CSV.
+impl Table {
+    /// Where data row `i` is, for messages: `row i` (0-based), with its line for a CSV file.
+    pub fn row_name(&self, i: usize) -> String {
+        match self.lines.get(i) {
+            Some(l) => format!("line {l} (row {i})"),
+            None => format!("row {i}"),
+        }
+    }
+
+    /// Column `j` for messages: `column j ('name')`, 0-based.
+    pub fn column_name(&self, j: usize) -> String {
+        format!("column {j} ('{}')", self.columns[j])
+    }
+
+    /// Whether the table was read from a CSV file.
+    pub fn is_csv(&self) -> bool {
+        !self.lines.is_empty()
+    }
+}
+
+/// Reads `.npy` files by extension and anything else as CSV with the default [`CsvOptions`].
 pub fn read_table(path: &Path) -> Result<Table> {
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy")) { read_npy(path) } else { read_csv(path) }
+    read_table_with(path, &CsvOptions::default())
+}
+
+/// Reads `.npy` files by extension and anything else as CSV with `opts`.
+pub fn read_table_with(path: &Path, opts: &CsvOptions) -> Result<Table> {
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy")) {
+        read_npy(path)
+    } else {
+        read_csv_with(path, opts)
+    }
 }
 
 /// Reads a 1-D or 2-D float32/float64 `.npy` array (a 1-D array is one column).
@@ -107,7 +145,7 @@ fn parse_npy(b: &[u8]) -> std::result::Result<Table, String> {
     } else {
         DMatrix::from_fn(rows, cols, |i, j| value(i * cols + j))
     };
-    Ok(Table { values, columns: (0..cols).map(|j| j.to_string()).collect() })
+    Ok(Table { values, columns: (0..cols).map(|j| j.to_string()).collect(), lines: Vec::new() })
 }
 
 /// Writes a 2-D float64 `.npy` array (C order).
@@ -130,55 +168,215 @@ pub fn write_npy(path: &Path, m: &DMatrix<f64>) -> Result<()> {
     std::fs::write(path, out).map_err(|source| Error::Io { path: path.to_path_buf(), source })
 }
 
-/// Reads a CSV file of numbers. The first line is a header when any of its cells is not a
-/// number. Empty lines are skipped; every other line must have the same number of cells.
-pub fn read_csv(path: &Path) -> Result<Table> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    parse_csv(&text).map_err(|m| data_err(path, m))
+/// Whether the first row of a CSV file is a header (`--header yes|no|auto`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Header {
+    /// The first row names the columns.
+    Yes,
+    /// Every row is data; the columns are named `"0"`, `"1"`, ….
+    No,
+    /// The first row is a header when any of its cells is not a number: a fully numeric first
+    /// row is data (say `Yes` for numeric column names).
+    #[default]
+    Auto,
 }
 
-fn parse_csv(text: &str) -> std::result::Result<Table, String> {
-    let delim = if text.lines().next().is_some_and(|l| l.contains('\t') && !l.contains(',')) { '\t' } else { ',' };
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).peekable();
-    let (first_no, first) = *lines.peek().ok_or("empty file")?;
-    let cells = |l: &str| -> Vec<String> { l.split(delim).map(|c| c.trim().trim_matches('"').to_string()).collect() };
-    let head = cells(first);
-    let has_header = head.iter().any(|c| c.parse::<f64>().is_err());
-    let columns = if has_header {
-        lines.next();
-        head.clone()
-    } else {
-        (0..head.len()).map(|j| j.to_string()).collect()
-    };
-    let width = columns.len();
-    let mut data = Vec::new();
-    let mut rows = 0;
-    for (no, line) in lines {
-        let row = cells(line);
-        if row.len() != width {
-            return Err(format!(
-                "line {}: {} cells, but the {} has {width}",
-                no + 1,
-                row.len(),
-                if has_header { "header" } else { "first row" }
-            ));
+impl std::str::FromStr for Header {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "yes" | "true" | "1" => Ok(Header::Yes),
+            "no" | "false" | "0" => Ok(Header::No),
+            "auto" => Ok(Header::Auto),
+            _ => Err(Error::param("header", s, "must be yes, no or auto")),
         }
-        for (j, c) in row.iter().enumerate() {
-            let v = c
-                .parse::<f64>()
-                .map_err(|_| format!("line {}, column {} ('{}'): '{c}' is not a number", no + 1, j + 1, columns[j]))?;
-            data.push(v);
-        }
-        rows += 1;
     }
-    if rows == 0 {
-        return Err(format!(
-            "no data rows (only {} on line {})",
-            if has_header { "a header" } else { "blank lines" },
-            first_no + 1
+}
+
+/// How to read a CSV file; the default detects both the header and the delimiter.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CsvOptions {
+    /// Whether the first row is a header.
+    pub header: Header,
+    /// The cell delimiter; `None` detects `,`, `;` or tab (see [`detect_delimiter`]).
+    pub delimiter: Option<char>,
+}
+
+/// Parses a delimiter as the command line gives it: one ASCII character, or `tab`/`\t`,
+/// `comma`, `semicolon`, `space`.
+pub fn parse_delimiter(s: &str) -> Result<char> {
+    let c = match s {
+        "tab" | "\\t" | "\t" => '\t',
+        "comma" => ',',
+        "semicolon" => ';',
+        "space" => ' ',
+        _ => {
+            let mut cs = s.chars();
+            match (cs.next(), cs.next()) {
+                (Some(c), None) => c,
+                _ => return Err(Error::param("delimiter", s, "must be one character (or tab, comma, semicolon)")),
+            }
+        }
+    };
+    if !c.is_ascii() || c == '"' || c == '\n' || c == '\r' || c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+        return Err(Error::param(
+            "delimiter",
+            s,
+            "must be an ASCII separator other than a quote, a digit, a letter, '.' or '-'",
         ));
     }
-    Ok(Table { values: DMatrix::from_row_slice(rows, width, &data), columns })
+    Ok(c)
+}
+
+/// The delimiter of CSV text among `,`, `;` and tab: the one that occurs the same, non-zero
+/// number of times (outside double quotes) on each of the first 20 non-empty lines; tab is
+/// preferred over `;` over `,` when several qualify (Excel's `;` files write decimal commas,
+/// which also count the same on every line). When none is consistent, the one most frequent
+/// on the first line; `,` when none occurs.
+pub fn detect_delimiter(text: &str) -> char {
+    const CANDIDATES: [char; 3] = ['\t', ';', ','];
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).take(20).collect();
+    let count = |line: &str, d: char| -> usize {
+        let mut quoted = false;
+        line.chars()
+            .filter(|&c| {
+                if c == '"' {
+                    quoted = !quoted;
+                }
+                !quoted && c == d
+            })
+            .count()
+    };
+    for d in CANDIDATES {
+        let first = lines.first().map_or(0, |l| count(l, d));
+        if first > 0 && lines.iter().all(|l| count(l, d) == first) {
+            return d;
+        }
+    }
+    let first = lines.first().copied().unwrap_or("");
+    CANDIDATES.into_iter().filter(|&d| count(first, d) > 0).max_by_key(|&d| count(first, d)).unwrap_or(',')
+}
+
+/// Reads a CSV file of numbers with the default [`CsvOptions`] (header and delimiter detected).
+pub fn read_csv(path: &Path) -> Result<Table> {
+    read_csv_with(path, &CsvOptions::default())
+}
+
+/// Reads a CSV file of numbers: a UTF-8 BOM is skipped, CRLF and LF line ends are accepted,
+/// cells may be quoted (`"1.5"`, `"a, b"`), empty lines are skipped, and with a delimiter other
+/// than `,` a decimal comma (`1,5`) is read as a decimal point. Every row must have as many cells
+/// as the first; a missing, empty or non-numeric cell is an error naming its line, row and
+/// column (see the module docs).
+pub fn read_csv_with(path: &Path, opts: &CsvOptions) -> Result<Table> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let text = decode_text(&bytes).map_err(|m| data_err(path, m))?;
+    parse_csv(text, opts).map_err(|m| data_err(path, m))
+}
+
+/// The file's text without its UTF-8 BOM, or why it is not UTF-8.
+fn decode_text(bytes: &[u8]) -> std::result::Result<&str, String> {
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err("the file is UTF-16 text: save it as UTF-8 (Excel: \"CSV UTF-8\")".into());
+    }
+    let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        format!("line {line}: not UTF-8 text (byte {at}); save the file as UTF-8")
+    })
+}
+
+/// A number as written in a cell; with `decimal_comma`, `1,5` is 1.5.
+fn parse_number(cell: &str, decimal_comma: bool) -> Option<f64> {
+    let cell = cell.trim();
+    if decimal_comma && cell.contains(',') && !cell.contains('.') {
+        cell.replacen(',', ".", 1).parse().ok()
+    } else {
+        cell.parse().ok()
+    }
+}
+
+fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String> {
+    let delim = opts.delimiter.unwrap_or_else(|| detect_delimiter(text));
+    let delim_byte = u8::try_from(delim).map_err(|_| format!("delimiter '{delim}' is not an ASCII character"))?;
+    let decimal_comma = delim != ',';
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delim_byte)
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    // Lines from byte offsets (the csv crate's own line count drifts with CRLF line ends: a
+    // record after a CRLF starts, for it, at the LF, which is counted here).
+    let newlines: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+    let line_of =
+        |p: Option<&csv::Position>| p.map_or(0, |p| newlines.partition_point(|&n| n <= p.byte() as usize) + 1);
+    let mut records = Vec::new();
+    for r in reader.records() {
+        let r = r.map_err(|e| match e.position() {
+            Some(p) => format!("line {}: {e}", line_of(Some(p))),
+            None => e.to_string(),
+        })?;
+        // A line of blanks is an empty line.
+        if r.len() == 1 && r[0].is_empty() {
+            continue;
+        }
+        let line = line_of(r.position());
+        records.push((line, r));
+    }
+    let Some((first_line, first)) = records.first() else { return Err("empty file".into()) };
+    let has_header = match opts.header {
+        Header::Yes => true,
+        Header::No => false,
+        Header::Auto => first.iter().any(|c| parse_number(c, decimal_comma).is_none()),
+    };
+    let columns: Vec<String> = if has_header {
+        first
+            .iter()
+            .enumerate()
+            .map(|(j, c)| if c.is_empty() { format!("Unnamed: {j}") } else { c.to_string() })
+            .collect()
+    } else {
+        (0..first.len()).map(|j| j.to_string()).collect()
+    };
+    let width = columns.len();
+    let shown = |d: char| if d == '\t' { "tab".to_string() } else { format!("'{d}'") };
+    let body = &records[usize::from(has_header)..];
+    let mut data = Vec::with_capacity(body.len() * width);
+    let mut lines = Vec::with_capacity(body.len());
+    for (row, (line, r)) in body.iter().enumerate() {
+        if r.len() != width {
+            return Err(format!(
+                "line {line} (row {row}): {} cells, but the {} has {width} (cells separated by {})",
+                r.len(),
+                if has_header { "header" } else { "first row" },
+                shown(delim)
+            ));
+        }
+        for (j, c) in r.iter().enumerate() {
+            let v = match parse_number(c, decimal_comma) {
+                Some(v) => v,
+                None if c.is_empty() => {
+                    return Err(format!(
+                        "line {line} (row {row}), column {j} ('{}'): empty cell; every value is needed (drop or fill missing values)",
+                        columns[j]
+                    ));
+                }
+                None => {
+                    return Err(format!(
+                        "line {line} (row {row}), column {j} ('{}'): '{c}' is not a number",
+                        columns[j]
+                    ));
+                }
+            };
+            data.push(v);
+        }
+        lines.push(*line);
+    }
+    if lines.is_empty() {
+        return Err(format!("no data rows (only a header on line {first_line})"));
+    }
+    Ok(Table { values: DMatrix::from_row_slice(lines.len(), width, &data), columns, lines })
 }
 
 /// Parses a column selection — names or 0-based indices, comma-separated, with ranges `a-b` of
@@ -220,9 +418,9 @@ pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Vec<usiz
     Ok(out)
 }
 
-/// Checks values a user supplied: every value finite, and no column constant (zero variance
-/// carries no information and breaks standardisation).
-pub fn check_values(path: &Path, table: &Table, cols: &[usize]) -> Result<()> {
+/// Checks that every value of the columns `cols` is finite; the error names the first
+/// non-finite value's row (and line) and column.
+pub fn check_finite(path: &Path, table: &Table, cols: &[usize]) -> Result<()> {
     let m = &table.values;
     for i in 0..m.nrows() {
         for &j in cols {
@@ -230,24 +428,46 @@ pub fn check_values(path: &Path, table: &Table, cols: &[usize]) -> Result<()> {
             if !v.is_finite() {
                 return Err(data_err(
                     path,
-                    format!("data row {}, column {} ('{}'): value {v} is not finite", i + 1, j + 1, table.columns[j]),
+                    format!("{}, {}: value {v} is not finite", table.row_name(i), table.column_name(j)),
                 ));
             }
         }
     }
-    for &j in cols {
-        let c = m.column(j);
-        if c.iter().all(|&v| v == c[0]) {
-            return Err(data_err(
-                path,
-                format!(
-                    "column {} ('{}') is constant ({}): it carries no information; drop it",
-                    j + 1,
-                    table.columns[j],
-                    c[0]
-                ),
-            ));
-        }
+    Ok(())
+}
+
+/// The columns of `cols` whose values are all equal, in the order of `cols`.
+pub fn constant_columns(table: &Table, cols: &[usize]) -> Vec<usize> {
+    let m = &table.values;
+    cols.iter()
+        .copied()
+        .filter(|&j| {
+            let c = m.column(j);
+            c.iter().all(|&v| v == c[0])
+        })
+        .collect()
+}
+
+/// `column 3 ('b') = 0, column 7 ('c') = 1`: constant columns with their value, for messages.
+pub fn describe_constant(table: &Table, cols: &[usize]) -> String {
+    let m = &table.values;
+    let all: Vec<String> = cols.iter().map(|&j| format!("{j} ('{}') = {}", table.columns[j], m[(0, j)])).collect();
+    format!("column{} {}", if cols.len() == 1 { "" } else { "s" }, all.join(", "))
+}
+
+/// Checks values a user supplied: every value finite, and no column constant (zero variance
+/// carries no information and breaks standardisation). One error names every constant column.
+pub fn check_values(path: &Path, table: &Table, cols: &[usize]) -> Result<()> {
+    check_finite(path, table, cols)?;
+    let constant = constant_columns(table, cols);
+    if !constant.is_empty() {
+        return Err(data_err(
+            path,
+            format!(
+                "constant {}: a constant column carries no information; leave it out",
+                describe_constant(table, &constant)
+            ),
+        ));
     }
     Ok(())
 }
