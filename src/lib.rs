@@ -45,6 +45,7 @@ pub mod data;
 pub mod error;
 pub mod estimate;
 pub mod figures;
+pub mod flows;
 pub mod gemm;
 pub mod optim;
 pub mod parallel;
