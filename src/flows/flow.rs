@@ -72,6 +72,18 @@ pub struct FlowSpec {
 }
 
 impl FlowSpec {
+    /// The leading element-wise layers (everything before the first `Mixing` or `Coupling`),
+    /// whose parameters are the first ones of this flow's.
+    pub fn elementwise_prefix(&self) -> FlowSpec {
+        let layers = self
+            .layers
+            .iter()
+            .take_while(|l| !matches!(l, LayerSpec::Mixing | LayerSpec::Coupling { .. }))
+            .cloned()
+            .collect();
+        FlowSpec { dim: self.dim, layers }
+    }
+
     /// The default flow for the MI estimators: `Affine → SinhArcsinh → TanhSum(k) → Affine`, then
     /// `blocks × (Mixing → Coupling)` with alternating halves (no couplings when `dim = 1`), then
     /// a final `Affine`.
@@ -253,10 +265,21 @@ impl Flow {
             }
         }
         if let Some((x, n)) = data {
+            self.standardise(params, x, n, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Sets every `Affine` layer from index `from` on to standardise its input (mean 0, standard
+    /// deviation 1 per coordinate) on `x` (`dim × n`), layer after layer; the other parameters
+    /// are left as they are.
+    pub fn standardise(&self, params: &mut [f64], x: &[f64], n: usize, from: usize) -> Result<()> {
+        let d = self.spec.dim;
+        {
             self.check_input(x, n)?;
             let mut cache = FlowCache::default();
             for (li, l) in self.layers.iter().enumerate() {
-                if l.spec != LayerSpec::Affine {
+                if l.spec != LayerSpec::Affine || li < from {
                     continue;
                 }
                 // Forward through the layers before this one, then standardise its input.
@@ -280,6 +303,21 @@ impl Flow {
             }
         }
         Ok(())
+    }
+
+    /// The parameter range (absolute indices) of each layer, in order.
+    pub fn layer_ranges(&self) -> Vec<std::ops::Range<usize>> {
+        self.layers.iter().map(|l| l.offset..l.offset + l.n_params).collect()
+    }
+
+    /// The input of layer `layer` (the output of the layers before it) for `x` (`dim × n`),
+    /// column-major.
+    pub fn input_of(&self, params: &[f64], x: &[f64], n: usize, layer: usize) -> Result<Vec<f64>> {
+        self.check_input(x, n)?;
+        let mut cache = FlowCache::default();
+        let upto = layer.min(self.layers.len());
+        self.forward_until(params, x, n, &mut cache, upto);
+        Ok(cache.acts[upto][..self.spec.dim * n].to_vec())
     }
 
     fn check_input(&self, x: &[f64], n: usize) -> Result<()> {
