@@ -13,9 +13,14 @@ fn main() -> mibound::Result<()> {
     let steps = num(1, 4000.0) as u64;
     let blocks = num(2, 4.0) as usize;
     let seed = num(3, 0.0) as u64;
-    let levels: Vec<f64> =
-        if args.len() > 4 { args[4..].iter().filter_map(|a| a.parse().ok()).collect() } else { vec![2.0, 4.0, 6.0, 8.0, 10.0] };
-    println!("true_mi,estimate,lo,hi,initial_mi,model_mi,train_mi,test_ll,train_ll,max_kurt,max_skew,steps,best_step,stop,seconds");
+    let levels: Vec<f64> = if args.len() > 4 {
+        args[4..].iter().filter_map(|a| a.parse().ok()).collect()
+    } else {
+        vec![2.0, 4.0, 6.0, 8.0, 10.0]
+    };
+    println!(
+        "true_mi,estimate,lo,hi,initial_mi,model_mi,train_mi,test_ll,train_ll,max_kurt,max_skew,steps,best_step,stop,seconds"
+    );
     for mi in levels {
         let task = Transformed::cubic_y(CorrelatedGaussian::with_mi(20, mi)?);
         let (x, y) = task.sample(n, &mut rng(seed + 1000));

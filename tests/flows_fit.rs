@@ -84,9 +84,15 @@ fn bad_input_is_a_typed_error() {
     let cfg = small_cfg(0);
     assert!(matches!(estimate(&x, &y.rows(0, 50).into_owned(), &cfg), Err(Error::Shape { .. })));
     y[(7, 1)] = f64::NAN;
-    assert!(matches!(estimate(&DMatrix::from_fn(100, 2, |i, j| (i + j) as f64), &y, &cfg), Err(Error::NonFinite { .. })));
+    assert!(matches!(
+        estimate(&DMatrix::from_fn(100, 2, |i, j| (i + j) as f64), &y, &cfg),
+        Err(Error::NonFinite { .. })
+    ));
     let ok = DMatrix::from_fn(100, 2, |i, j| ((i * 7 + j * 3) % 11) as f64);
     let bad = GaussianisationConfig { test_fraction: 1.5, ..cfg.clone() };
     assert!(matches!(estimate(&ok, &ok, &bad), Err(Error::Parameter { .. })));
-    assert!(matches!(estimate(&ok.rows(0, 3).into_owned(), &ok.rows(0, 3).into_owned(), &cfg), Err(Error::Parameter { .. })));
+    assert!(matches!(
+        estimate(&ok.rows(0, 3).into_owned(), &ok.rows(0, 3).into_owned(), &cfg),
+        Err(Error::Parameter { .. })
+    ));
 }

@@ -194,10 +194,18 @@ impl Flow {
                         return Err(Error::param("coupling clamp", clamp, "must be positive and finite"));
                     }
                     let h = d / 2;
-                    let (cond, trans): (Vec<usize>, Vec<usize>) =
-                        if *flip { ((d - h..d).collect(), (0..d - h).collect()) } else { ((0..h).collect(), (h..d).collect()) };
+                    let (cond, trans): (Vec<usize>, Vec<usize>) = if *flip {
+                        ((d - h..d).collect(), (0..d - h).collect())
+                    } else {
+                        ((0..h).collect(), (h..d).collect())
+                    };
                     let mlp = Mlp::new(
-                        MlpSpec { input: cond.len(), hidden: hidden.clone(), output: 2 * trans.len(), activation: *activation },
+                        MlpSpec {
+                            input: cond.len(),
+                            hidden: hidden.clone(),
+                            output: 2 * trans.len(),
+                            activation: *activation,
+                        },
                         at,
                     );
                     (mlp.n_params(), Some(mlp), cond, trans)
@@ -389,7 +397,17 @@ impl Flow {
         for li in (0..self.layers.len()).rev() {
             let l = &self.layers[li];
             let g = &mut grads[l.offset - self.offset..l.offset - self.offset + l.n_params];
-            l.backward(d, n, params, &cache.acts[li][..len], &cur[..len], d_logdet, g, &mut next[..len], &mut cache.layers[li]);
+            l.backward(
+                d,
+                n,
+                params,
+                &cache.acts[li][..len],
+                &cur[..len],
+                d_logdet,
+                g,
+                &mut next[..len],
+                &mut cache.layers[li],
+            );
             std::mem::swap(&mut cur, &mut next);
         }
         if let Some(di) = d_input {
@@ -400,7 +418,16 @@ impl Flow {
 
 impl Layer {
     #[allow(clippy::too_many_arguments)]
-    fn forward(&self, d: usize, n: usize, params: &[f64], x: &[f64], z: &mut [f64], logdet: &mut [f64], c: &mut LayerCache) {
+    fn forward(
+        &self,
+        d: usize,
+        n: usize,
+        params: &[f64],
+        x: &[f64],
+        z: &mut [f64],
+        logdet: &mut [f64],
+        c: &mut LayerCache,
+    ) {
         let p = &params[self.offset..self.offset + self.n_params];
         match &self.spec {
             LayerSpec::Affine => {

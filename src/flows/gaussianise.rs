@@ -421,7 +421,12 @@ impl FlowGaussianisation {
     }
 
     /// The latents `f(x)` and `g(y)` of rows `x`, `y` (one row per sample in and out).
-    pub fn latents(&mut self, params: &[f64], x: &DMatrix<f64>, y: &DMatrix<f64>) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
+    pub fn latents(
+        &mut self,
+        params: &[f64],
+        x: &DMatrix<f64>,
+        y: &DMatrix<f64>,
+    ) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
         let n = x.nrows();
         self.fx.forward(params, &to_cols(x), n, &mut self.cx)?;
         self.fy.forward(params, &to_cols(y), n, &mut self.cy)?;
@@ -669,7 +674,12 @@ pub struct LatentDiagnostics {
 }
 
 fn diagnostics(blocks: &[&DMatrix<f64>]) -> LatentDiagnostics {
-    let mut d = LatentDiagnostics { max_abs_mean: 0.0, max_abs_sd_error: 0.0, max_abs_skewness: 0.0, max_abs_excess_kurtosis: 0.0 };
+    let mut d = LatentDiagnostics {
+        max_abs_mean: 0.0,
+        max_abs_sd_error: 0.0,
+        max_abs_skewness: 0.0,
+        max_abs_excess_kurtosis: 0.0,
+    };
     for b in blocks {
         for col in b.column_iter() {
             let n = col.len() as f64;
