@@ -101,28 +101,30 @@ fn mixing_layer() {
 }
 
 #[test]
-fn coupling_layers_both_halves_odd_and_even_dimensions() {
-    for (d, flip, act) in [
-        (4, false, Activation::Tanh),
-        (4, true, Activation::Softplus),
-        (5, false, Activation::Elu { alpha: 1.0 }),
-        (5, true, Activation::Tanh),
-        (2, false, Activation::Tanh),
+fn coupling_layers_rolling_halves_odd_and_even_dimensions() {
+    for (d, offset, act) in [
+        (4, 0, Activation::Tanh),
+        (4, 2, Activation::Softplus),
+        (5, 0, Activation::Elu { alpha: 1.0 }),
+        (5, 4, Activation::Tanh),
+        (3, 1, Activation::Tanh),
+        (2, 0, Activation::Tanh),
     ] {
-        let spec = one(d, LayerSpec::Coupling { hidden: vec![6, 5], activation: act, flip, clamp: 2.0 });
-        check_flow(&format!("coupling d={d} flip={flip} {act:?}"), spec, 5, 1.0, 50 + d as u64);
+        let spec = one(d, LayerSpec::Coupling { hidden: vec![6, 5], activation: act, offset, clamp: 2.0 });
+        check_flow(&format!("coupling d={d} offset={offset} {act:?}"), spec, 5, 1.0, 50 + d as u64);
     }
 }
 
 #[test]
 fn standard_flow_end_to_end() {
     check_flow("standard flow d=4", FlowSpec::standard(4, 2, &[6], 2), 4, 1.5, 60);
+    check_flow("standard flow d=3", FlowSpec::standard(3, 3, &[6], 2), 4, 1.5, 62);
     check_flow("standard flow d=1", FlowSpec::standard(1, 2, &[6], 2), 4, 1.5, 61);
 }
 
 #[test]
 fn coupling_in_one_dimension_and_bad_specs_are_errors() {
-    let c = LayerSpec::Coupling { hidden: vec![4], activation: Activation::Tanh, flip: false, clamp: 2.0 };
+    let c = LayerSpec::Coupling { hidden: vec![4], activation: Activation::Tanh, offset: 0, clamp: 2.0 };
     assert!(Flow::new(one(1, c), 0).is_err());
     assert!(Flow::new(one(2, LayerSpec::TanhSum { k: 0 }), 0).is_err());
     assert!(Flow::new(one(0, LayerSpec::Affine), 0).is_err());

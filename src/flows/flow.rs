@@ -55,8 +55,10 @@ pub enum LayerSpec {
         hidden: Vec<usize>,
         /// Its activation.
         activation: Activation,
-        /// `false`: the first `⌊d/2⌋` coordinates condition the rest; `true`: the reverse.
-        flip: bool,
+        /// The `⌊d/2⌋` conditioning coordinates are `offset, offset + 1, … (mod d)`; the others
+        /// are transformed. [`FlowSpec::standard`] advances it by `⌊d/2⌋` per block, so every
+        /// coordinate is both conditioning and transformed, whatever `d`.
+        offset: usize,
         /// Soft clamp `c` of the log-scale, `s = c·tanh(ŝ/c)`.
         clamp: f64,
     },
@@ -85,7 +87,7 @@ impl FlowSpec {
     }
 
     /// The default flow for the MI estimators: `Affine → SinhArcsinh → TanhSum(k) → Affine`, then
-    /// `blocks × (Mixing → Coupling)` with alternating halves (no couplings when `dim = 1`), then
+    /// `blocks × (Mixing → Coupling)` with rolling conditioning halves (no couplings when `dim = 1`), then
     /// a final `Affine`.
     pub fn standard(dim: usize, blocks: usize, hidden: &[usize], k: usize) -> Self {
         let mut layers = vec![LayerSpec::Affine, LayerSpec::SinhArcsinh, LayerSpec::TanhSum { k }, LayerSpec::Affine];
@@ -95,7 +97,7 @@ impl FlowSpec {
                 layers.push(LayerSpec::Coupling {
                     hidden: hidden.to_vec(),
                     activation: Activation::Tanh,
-                    flip: b % 2 == 1,
+                    offset: (b * (dim / 2)) % dim,
                     clamp: 3.0,
                 });
             }
@@ -186,7 +188,7 @@ impl Flow {
                     (d + 3 * d * k, None, vec![], vec![])
                 }
                 LayerSpec::Mixing => (d * d, None, vec![], vec![]),
-                LayerSpec::Coupling { hidden, activation, flip, clamp } => {
+                LayerSpec::Coupling { hidden, activation, offset, clamp } => {
                     if d < 2 {
                         return Err(Error::param("coupling dimension", d, "a coupling layer needs at least 2"));
                     }
@@ -194,11 +196,8 @@ impl Flow {
                         return Err(Error::param("coupling clamp", clamp, "must be positive and finite"));
                     }
                     let h = d / 2;
-                    let (cond, trans): (Vec<usize>, Vec<usize>) = if *flip {
-                        ((d - h..d).collect(), (0..d - h).collect())
-                    } else {
-                        ((0..h).collect(), (h..d).collect())
-                    };
+                    let cond: Vec<usize> = (0..h).map(|i| (offset + i) % d).collect();
+                    let trans: Vec<usize> = (0..d).filter(|i| !cond.contains(i)).collect();
                     let mlp = Mlp::new(
                         MlpSpec {
                             input: cond.len(),
