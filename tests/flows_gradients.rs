@@ -138,7 +138,19 @@ fn coupling_in_one_dimension_and_bad_specs_are_errors() {
 /// latent correlations), with `d_x = 3 > d_y = 2` so uncorrelated latent coordinates occur too.
 #[test]
 fn joint_log_likelihood_gradient() {
-    let cfg = GaussianisationConfig { blocks: 2, hidden: vec![5], tanh_k: 2, ..GaussianisationConfig::default() };
+    // No stage-1 training in the initialisation: fitted to 7 rows it drives the parameters to a
+    // regime (log-likelihood ≈ −5000, gradients ≈ 4000) where the central difference's O(h²)
+    // truncation error alone exceeds the tolerance (checked by Richardson: the difference
+    // quotient converges to the analytic value as h → 0). The gradient is checked at a moderate
+    // random point instead.
+    let cfg = GaussianisationConfig {
+        blocks: 2,
+        hidden: vec![5],
+        tanh_k: 2,
+        marginal_steps: 0,
+        cca_init: false,
+        ..GaussianisationConfig::default()
+    };
     let x = random_matrix(7, 3, 1.3, 70);
     let y = random_matrix(7, 2, 1.3, 71);
     let mut model = FlowGaussianisation::new(&x, &y, &x, &y, &cfg).unwrap();

@@ -127,6 +127,13 @@ struct LayerCache {
     d_out: Vec<f64>,
     d_cond: Vec<f64>,
     w_inv: Vec<f64>,
+    // Element-wise layers: per-parameter exponentials and per-element values the backward pass
+    // reuses (tanh of each component, z', asinh x, cosh w, tanh w).
+    ea: Vec<f64>,
+    eb: Vec<f64>,
+    t: Vec<f64>,
+    g: Vec<f64>,
+    u: Vec<f64>,
 }
 
 /// Forward activations and scratch of a [`Flow`] for one batch; reused across batches (no
@@ -441,12 +448,22 @@ impl Layer {
             }
             LayerSpec::SinhArcsinh => {
                 let (ld, eps) = p.split_at(d);
+                c.ea.clear();
+                c.ea.extend(ld.iter().map(|v| v.exp()));
+                c.u.resize(d * n, 0.0);
+                c.t.resize(d * n, 0.0);
+                c.g.resize(d * n, 0.0);
                 for j in 0..n {
                     let mut acc = 0.0;
                     for i in 0..d {
-                        let xv = x[i + j * d];
-                        let w = ld[i].exp() * xv.asinh() - eps[i];
-                        z[i + j * d] = w.sinh();
+                        let e = i + j * d;
+                        let xv = x[e];
+                        let u = xv.asinh();
+                        let w = c.ea[i] * u - eps[i];
+                        let sh = w.sinh();
+                        let ch = sh.hypot(1.0); // cosh w = √(1 + sinh² w), without overflow
+                        z[e] = sh;
+                        (c.u[e], c.g[e], c.t[e]) = (u, ch, sh / ch);
                         acc += ld[i] + log_cosh(w) - 0.5 * xv.mul_add(xv, 1.0).ln();
                     }
                     logdet[j] += acc;
@@ -457,19 +474,28 @@ impl Layer {
                 let (alpha, rest) = p.split_at(d);
                 let (a, rest) = rest.split_at(d * k);
                 let (b, cc) = rest.split_at(d * k);
+                c.ea.clear();
+                c.ea.extend(a.iter().map(|v| v.exp()));
+                c.eb.clear();
+                c.eb.extend(b.iter().map(|v| v.exp()));
+                c.t.resize(d * k * n, 0.0);
+                c.g.resize(d * n, 0.0);
                 for j in 0..n {
                     let mut acc = 0.0;
                     for i in 0..d {
-                        let xv = x[i + j * d];
+                        let e = i + j * d;
+                        let xv = x[e];
                         let ea = alpha[i].exp();
                         let (mut zv, mut g) = (ea * xv, ea);
                         for m in i * k..(i + 1) * k {
-                            let (am, bm) = (a[m].exp(), b[m].exp());
+                            let (am, bm) = (c.ea[m], c.eb[m]);
                             let t = (bm * (xv - cc[m])).tanh();
+                            c.t[j * d * k + m] = t;
                             zv += am * t;
                             g += am * bm * (1.0 - t * t);
                         }
-                        z[i + j * d] = zv;
+                        z[e] = zv;
+                        c.g[e] = g;
                         acc += g.ln();
                     }
                     logdet[j] += acc;
@@ -554,16 +580,14 @@ impl Layer {
                 }
             }
             LayerSpec::SinhArcsinh => {
-                let (ld, eps) = p.split_at(d);
                 let (gld, geps) = g.split_at_mut(d);
                 for j in 0..n {
                     let l = dld[j];
                     for i in 0..d {
-                        let xv = x[i + j * d];
-                        let del = ld[i].exp();
-                        let u = xv.asinh();
-                        let w = del * u - eps[i];
-                        let (ch, th) = (w.cosh(), w.tanh());
+                        let e = i + j * d;
+                        let xv = x[e];
+                        let del = c.ea[i];
+                        let (u, ch, th) = (c.u[e], c.g[e], c.t[e]);
                         let r = 1.0 / xv.mul_add(xv, 1.0).sqrt();
                         let dzv = dz[i + j * d];
                         // z = sinh w, w = δu − ε, u = asinh x, logdet = log δ + log cosh w − ½ log(1+x²).
@@ -576,30 +600,25 @@ impl Layer {
             LayerSpec::TanhSum { k } => {
                 let k = *k;
                 let (alpha, rest) = p.split_at(d);
-                let (a, rest) = rest.split_at(d * k);
-                let (b, cc) = rest.split_at(d * k);
+                let cc = &rest[2 * d * k..];
                 let (galpha, grest) = g.split_at_mut(d);
                 let (ga, grest) = grest.split_at_mut(d * k);
                 let (gb, gc) = grest.split_at_mut(d * k);
                 for j in 0..n {
                     let l = dld[j];
                     for i in 0..d {
-                        let xv = x[i + j * d];
+                        let e = i + j * d;
+                        let xv = x[e];
                         let ea = alpha[i].exp();
-                        let dzv = dz[i + j * d];
-                        // First pass: z' = g.
-                        let mut gd = ea;
-                        for m in i * k..(i + 1) * k {
-                            let t = (b[m].exp() * (xv - cc[m])).tanh();
-                            gd += a[m].exp() * b[m].exp() * (1.0 - t * t);
-                        }
+                        let dzv = dz[e];
+                        let gd = c.g[e]; // z' from the forward pass
                         let lg = l / gd; // ∂L/∂g through log g
                         let mut dxv = dzv * gd;
                         galpha[i] += dzv * ea * xv + lg * ea;
                         for m in i * k..(i + 1) * k {
-                            let (am, bm) = (a[m].exp(), b[m].exp());
+                            let (am, bm) = (c.ea[m], c.eb[m]);
                             let u = xv - cc[m];
-                            let t = (bm * u).tanh();
+                            let t = c.t[j * d * k + m];
                             let sech2 = 1.0 - t * t;
                             let abs = am * bm * sech2; // this component's g term
                             let dg_dx = -2.0 * abs * t * bm; // ∂(g term)/∂x
