@@ -132,6 +132,8 @@ fn coupling_in_one_dimension_and_bad_specs_are_errors() {
     let mut cache = FlowCache::default();
     assert!(flow.forward(&[0.0; 4], &[1.0, f64::NAN], 1, &mut cache).is_err());
     assert!(flow.forward(&[0.0; 4], &[1.0], 1, &mut cache).is_err());
+    assert!(flow.forward(&[0.0; 3], &[1.0, 2.0], 1, &mut cache).is_err());
+    assert!(flow.init(&mut [0.0; 3], &mut rng(0), None).is_err());
 }
 
 /// The joint model's mean log-likelihood: gradient w.r.t. every parameter (both flows and the

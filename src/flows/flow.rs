@@ -249,6 +249,7 @@ impl Flow {
     /// `data` (`dim × n`, column-major) is given, every `Affine` layer is then set to standardise
     /// its input (mean 0, standard deviation 1 per coordinate) on that data, layer after layer.
     pub fn init(&self, params: &mut [f64], rng: &mut Rng, data: Option<(&[f64], usize)>) -> Result<()> {
+        self.check_params(params)?;
         let d = self.spec.dim;
         for l in &self.layers {
             let p = &mut params[l.offset..l.offset + l.n_params];
@@ -288,6 +289,7 @@ impl Flow {
     /// deviation 1 per coordinate) on `x` (`dim × n`), layer after layer; the other parameters
     /// are left as they are.
     pub fn standardise(&self, params: &mut [f64], x: &[f64], n: usize, from: usize) -> Result<()> {
+        self.check_params(params)?;
         let d = self.spec.dim;
         {
             self.check_input(x, n)?;
@@ -327,11 +329,23 @@ impl Flow {
     /// The input of layer `layer` (the output of the layers before it) for `x` (`dim × n`),
     /// column-major.
     pub fn input_of(&self, params: &[f64], x: &[f64], n: usize, layer: usize) -> Result<Vec<f64>> {
+        self.check_params(params)?;
         self.check_input(x, n)?;
         let mut cache = FlowCache::default();
         let upto = layer.min(self.layers.len());
         self.forward_until(params, x, n, &mut cache, upto);
         Ok(cache.acts[upto][..self.spec.dim * n].to_vec())
+    }
+
+    fn check_params(&self, params: &[f64]) -> Result<()> {
+        if params.len() < self.offset + self.n_params {
+            return Err(Error::Shape {
+                what: "flow parameters".into(),
+                expected: format!("at least {} values", self.offset + self.n_params),
+                got: params.len().to_string(),
+            });
+        }
+        Ok(())
     }
 
     fn check_input(&self, x: &[f64], n: usize) -> Result<()> {
@@ -353,6 +367,7 @@ impl Flow {
     /// then [`FlowCache::latent`] and [`FlowCache::logdet`]. A singular mixing matrix gives an
     /// infinite log-det (which training reports as divergence), never a panic.
     pub fn forward(&self, params: &[f64], x: &[f64], n: usize, cache: &mut FlowCache) -> Result<()> {
+        self.check_params(params)?;
         self.check_input(x, n)?;
         self.forward_until(params, x, n, cache, self.layers.len());
         Ok(())
@@ -382,6 +397,11 @@ impl Flow {
     /// Backward pass for the forward pass in `cache`: given `∂L/∂z` (`dim × n`) and `∂L/∂logdet`
     /// (one per sample), **adds** `∂L/∂θ` into `grads` (this flow's own `n_params()` entries) and
     /// writes `∂L/∂x` into `d_input` when given.
+    ///
+    /// # Panics
+    /// When a slice is shorter than the forward pass needs (`dim × n` for `d_latent` and
+    /// `d_input`, `n` for `d_logdet`, `n_params()` for `grads`): a programming error, like a
+    /// backward pass without its forward pass.
     pub fn backward(
         &self,
         params: &[f64],
