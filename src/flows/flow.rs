@@ -442,6 +442,9 @@ impl Flow {
     }
 }
 
+// Index loops over the column-major `(i, j) ↦ i + j·d` layout read more plainly than zipped
+// iterators over several differently strided buffers.
+#[allow(clippy::needless_range_loop)]
 impl Layer {
     #[allow(clippy::too_many_arguments)]
     fn forward(
