@@ -4,7 +4,7 @@
 //! `x` alone), but no element-wise map undoes the spiral: the coupling layers and joint training
 //! must. Prints the initial (marginal Gaussianisation + CCA) and final read-offs.
 //!
-//! `cargo run --release --example flows_spiral -- [dim] [mi] [n] [speed] [max_steps] [seed] [blocks] [lr]`
+//! `cargo run --release --example flows_spiral -- [dim] [mi] [n] [speed] [max_steps] [seed] [blocks] [lr] [hidden width]`
 
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
 use mibound::flows::{FitConfig, GaussianisationConfig, estimate, gaussian_mi};
@@ -32,6 +32,7 @@ fn main() -> mibound::Result<()> {
     let base = GaussianisationConfig::default();
     let cfg = GaussianisationConfig {
         blocks: num(6, base.blocks as f64) as usize,
+        hidden: vec![num(8, base.hidden[0] as f64) as usize; 2],
         adam: mibound::optim::AdamConfig { lr: num(7, base.adam.lr), ..base.adam.clone() },
         seed,
         fit: FitConfig { max_steps: steps, validate_every: 100, patience: 600 },

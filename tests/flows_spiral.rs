@@ -6,7 +6,9 @@
 //! (e.g. a broken coupling or mixing gradient): it asks the final error to be smaller than the
 //! initial one by more than the read-off's own 95 % half-width (measured on the test rows).
 //!
-//! `cargo test --release --test flows_spiral -- --nocapture` (≈ 30 s here).
+//! Deep, narrow flows (24 blocks of 16 × 16 couplings) do better here than the default 4 × 64 × 64.
+//!
+//! `cargo test --release --test flows_spiral -- --nocapture` (≈ 20 s here).
 
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
 use mibound::flows::{FitConfig, GaussianisationConfig, estimate};
@@ -23,7 +25,8 @@ fn joint_training_sees_through_a_spiral() {
         row[1] = t.sin() * a + t.cos() * b;
     }
     let cfg = GaussianisationConfig {
-        blocks: 8,
+        blocks: 24,
+        hidden: vec![16, 16],
         fit: FitConfig { max_steps: 2500, validate_every: 100, patience: 600 },
         ..GaussianisationConfig::default()
     };
