@@ -30,7 +30,7 @@ use nalgebra::DMatrix;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-const LN_2PI: f64 = 1.837_877_066_409_345_3;
+pub(crate) const LN_2PI: f64 = 1.837_877_066_409_345_3;
 
 /// Architecture, optimiser, splits and seeds of a flow-Gaussianisation estimate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,11 +91,11 @@ impl Default for GaussianisationConfig {
 }
 
 /// Column-major `d × n` copy of an `n × d` row-per-sample matrix.
-fn to_cols(m: &DMatrix<f64>) -> Vec<f64> {
+pub(crate) fn to_cols(m: &DMatrix<f64>) -> Vec<f64> {
     m.transpose().as_slice().to_vec()
 }
 
-fn check_rows(what: &str, m: &DMatrix<f64>) -> Result<()> {
+pub(crate) fn check_rows(what: &str, m: &DMatrix<f64>) -> Result<()> {
     if let Some(pos) = m.as_slice().iter().position(|v| !v.is_finite()) {
         return Err(Error::NonFinite { what: what.into(), row: pos % m.nrows(), col: pos / m.nrows(), value: m[pos] });
     }
@@ -529,7 +529,7 @@ fn cca_transforms(ux: &DMatrix<f64>, uy: &DMatrix<f64>) -> Option<(DMatrix<f64>,
 
 /// Stage 1 of [`FlowGaussianisation::init_params`]: one flow's element-wise layers trained by
 /// maximum likelihood under `N(0, I)`.
-struct MarginalFit {
+pub(crate) struct MarginalFit {
     flow: Flow,
     train: (Vec<f64>, usize),
     val: (Vec<f64>, usize),
@@ -547,7 +547,7 @@ struct MarginalFit {
 
 impl MarginalFit {
     #[allow(clippy::too_many_arguments)]
-    fn new(
+    pub(crate) fn new(
         flow: Flow,
         train: &[f64],
         n: usize,
