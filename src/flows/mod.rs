@@ -8,7 +8,7 @@
 //!   correlations, MI read off the held-out latents' canonical correlations.
 //! - [`entropy`]: an entropy-difference estimator with three flows (`H(X) + H(Y) − H(X, Y)` as
 //!   held-out cross-entropies; McAllester & Stratos 2020), for comparison.
-//! - [`fit`]: the [`Trainable`] trait and a tiny training loop (to become the crate's runner).
+//! - [`fit`](mod@fit): the [`Trainable`] trait and a tiny training loop (to become the crate's runner).
 //!
 //! The flows run in `f64`: a flow's log-likelihood is a sum of many log-determinant terms and
 //! the read-off `−½ log(1 − ρ²)` amplifies errors in `ρ` near 1, so single precision would spend
