@@ -76,6 +76,7 @@ pub mod error;
 pub mod estimators;
 #[cfg(feature = "plot")]
 pub mod figures;
+pub mod flows;
 pub mod gemm;
 pub mod numerics;
 pub mod optim;
