@@ -12,8 +12,9 @@ const LAYERS: &[&[&str]] = &[
     &["bounds", "contrastive", "critics", "optim", "data"],
     &["tasks"],
     &["train"],
+    &["flows"],
     &["estimators"],
-    &["benchmark", "flows"],
+    &["benchmark"],
     &["plot", "figures"],
     &["cli"],
 ];

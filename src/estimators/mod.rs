@@ -14,6 +14,8 @@
 //! | neural bounds, trained and evaluated held-out ([`neural`]) | `infonce`, `nwj`, `tuba:<ln a>`, `js`, `interpolated[:α]`, `ba:<H(Y)>` | lower bound |
 //! | | `dv`, `mine[:rate]`, `smile[:τ]` | estimate |
 //! | | `l1out`, `club`, `club-sample` | upper bound if q(y\|x) = p(y\|x) |
+//! | classical ([`classical`]) | `ksg[:k=5]`, `gaussian`, `copula`, `binned` | estimate |
+//! | flow-Gaussianisation ([`flow`]) | `flow[:steps=N]` | estimate |
 //!
 //! [`compare`] runs several estimators on one data set (sharing what can be shared) and adds the
 //! diagnostics that need all of them.
@@ -34,6 +36,7 @@
 
 pub mod classical;
 mod compare;
+pub mod flow;
 pub mod marginal;
 pub mod neural;
 pub mod significance;

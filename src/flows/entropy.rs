@@ -15,10 +15,9 @@
 use super::fit::{FitConfig, FitReport, fit};
 use super::flow::{Flow, FlowCache, FlowSpec};
 use super::gaussianise::{GaussianisationConfig, LN_2PI, MarginalFit, check_rows, to_cols};
-use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::optim::AdamConfig;
-use crate::train::shuffle;
+use crate::rng::{rng, shuffle};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 

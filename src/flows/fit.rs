@@ -1,23 +1,14 @@
-//! The [`Trainable`] trait and a tiny training loop over it (to be replaced by the crate's
-//! runner at merge): validate every `k` steps, keep the best validated parameters, stop after
-//! `patience` steps without improvement, and on divergence stop with the best validated
-//! parameters so far.
+//! Fitting a flow model with the crate's one training loop ([`crate::train::Runner`]):
+//! validate every `k` steps, keep the best validated parameters, stop after `patience` steps
+//! without improvement, and on divergence (or a non-finite validation) stop with the best
+//! validated parameters so far. [`FitConfig`] and [`FitReport`] are the flows' view of it.
 
 use crate::error::{Error, Result};
 use crate::real::Real;
-use crate::train::StepRecord;
+use crate::train::{Runner, StepRecord, Termination, Validation};
 use serde::{Deserialize, Serialize};
 
-/// Something the runner trains: one optimisation step at a time on a flat parameter vector.
-pub trait Trainable<T: Real>: Send {
-    /// One step: draw a batch (from its own seeded generator), compute objective and gradient,
-    /// update `params` (Adam). A non-finite objective, gradient or parameter is
-    /// `Err(Error::Diverged { step, what })`.
-    fn step(&mut self, params: &mut [T], step: u64) -> Result<StepRecord>;
-    /// The objective (higher is better, e.g. mean held-out log-likelihood) on validation rows,
-    /// for model selection.
-    fn validate(&mut self, params: &[T]) -> Result<f64>;
-}
+pub use crate::train::Trainable;
 
 /// When to validate and when to stop.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -65,58 +56,37 @@ pub struct FitReport {
     pub seconds: f64,
 }
 
-/// Trains `problem` from `params`, leaving the best validated parameters in `params`.
-/// Errors when the configuration is invalid or the initial validation is not finite.
-pub fn fit<T: Real, P: Trainable<T> + ?Sized>(problem: &mut P, params: &mut [T], cfg: &FitConfig) -> Result<FitReport> {
+/// Trains `problem` from `params` with the crate's one training loop
+/// ([`crate::train::Runner`], with validation and patience), leaving the best validated
+/// parameters in `params`. Errors when the configuration is invalid or the initial validation is
+/// not finite.
+pub fn fit<T: Real>(problem: &mut dyn Trainable<T>, params: &mut [T], cfg: &FitConfig) -> Result<FitReport> {
     if cfg.validate_every == 0 {
         return Err(Error::param("validate_every", 0, "must be at least 1"));
     }
-    let start = std::time::Instant::now();
-    let v0 = problem.validate(params)?;
-    if !v0.is_finite() {
+    let mut runner =
+        Runner::new(cfg.max_steps).validate(Validation { every: cfg.validate_every, patience: cfg.patience });
+    let out = runner.run(problem, params.to_vec())?;
+    if let Some(&(0, v0)) = out.validations.first()
+        && !v0.is_finite()
+    {
         return Err(Error::Diverged { step: 0, what: format!("initial validation objective {v0}") });
     }
-    let mut best = params.to_vec();
-    let (mut best_step, mut best_v) = (0u64, v0);
-    let mut validations = vec![(0, v0)];
-    let mut last = None;
-    let mut stop = Stop::MaxSteps;
-    let mut step = 0u64;
-    while step < cfg.max_steps {
-        match problem.step(params, step) {
-            Ok(r) => last = Some(r),
-            Err(Error::Diverged { step: s, what }) => {
-                stop = Stop::Diverged { step: s as u64, what };
-                break;
-            }
-            Err(e) => return Err(e),
-        }
-        step += 1;
-        if step % cfg.validate_every == 0 || step == cfg.max_steps {
-            let v = problem.validate(params)?;
-            validations.push((step, v));
-            if !v.is_finite() {
-                stop = Stop::Diverged { step, what: format!("validation objective {v}") };
-                break;
-            }
-            if v > best_v {
-                best_v = v;
-                best_step = step;
-                best.copy_from_slice(params);
-            } else if step - best_step >= cfg.patience {
-                stop = Stop::Patience;
-                break;
-            }
-        }
-    }
-    params.copy_from_slice(&best);
+    params.copy_from_slice(&out.params);
+    let best_step = out.best_step.unwrap_or(0);
+    let best_validation = out.validations.iter().find(|v| v.0 == best_step).map_or(f64::NAN, |v| v.1);
+    let stop = match out.termination {
+        Termination::MaxSteps => Stop::MaxSteps,
+        Termination::Patience { .. } | Termination::EarlyStop { .. } => Stop::Patience,
+        Termination::Diverged { step, what } => Stop::Diverged { step: step as u64, what },
+    };
     Ok(FitReport {
-        steps: step,
+        steps: out.records.len() as u64,
         best_step,
-        best_validation: best_v,
+        best_validation,
         stop,
-        validations,
-        last,
-        seconds: start.elapsed().as_secs_f64(),
+        validations: out.validations,
+        last: out.records.last().copied(),
+        seconds: out.wall_seconds,
     })
 }

@@ -24,9 +24,9 @@
 //! coupling starts as the identity.
 
 use crate::critics::mlp::{Activation, ContiguousSlice, Init, Mlp, MlpCache, MlpScratch, MlpSpec};
-use crate::data::Rng;
 use crate::error::{Error, Result};
-use crate::gemm::{Op, gemm, view, view_mut};
+use crate::gemm::{Backend, Op, gemm, view, view_mut};
+use crate::rng::Rng;
 use nalgebra::DMatrix;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
@@ -248,7 +248,7 @@ impl Flow {
     /// couplings with PyTorch's initialisation and a zero output layer (the identity). When
     /// `data` (`dim × n`, column-major) is given, every `Affine` layer is then set to standardise
     /// its input (mean 0, standard deviation 1 per coordinate) on that data, layer after layer.
-    pub fn init(&self, params: &mut [f64], rng: &mut Rng, data: Option<(&[f64], usize)>) -> Result<()> {
+    pub fn init(&self, params: &mut [f64], rng: &mut dyn Rng, data: Option<(&[f64], usize)>) -> Result<()> {
         self.check_params(params)?;
         let d = self.spec.dim;
         for l in &self.layers {
@@ -539,7 +539,7 @@ impl Layer {
                         f64::NEG_INFINITY
                     }
                 };
-                gemm(1.0, view(p, d, d), Op::N, view(x, d, n), Op::N, 0.0, view_mut(z, d, n));
+                gemm(Backend::default(), 1.0, view(p, d, d), Op::N, view(x, d, n), Op::N, 0.0, view_mut(z, d, n));
                 logdet[..n].iter_mut().for_each(|v| *v += ld);
             }
             LayerSpec::Coupling { clamp, .. } => {
@@ -657,14 +657,14 @@ impl Layer {
             }
             LayerSpec::Mixing => {
                 // ∂W = ∂Z·Xᵀ + (Σ_j ∂L/∂logdet_j)·W⁻ᵀ; ∂X = Wᵀ ∂Z.
-                gemm(1.0, view(dz, d, n), Op::N, view(x, d, n), Op::T, 1.0, view_mut(g, d, d));
+                gemm(Backend::default(), 1.0, view(dz, d, n), Op::N, view(x, d, n), Op::T, 1.0, view_mut(g, d, d));
                 for r in 0..d {
                     for col in 0..d {
                         // (W⁻ᵀ)[r, col] = W⁻¹[col, r].
                         g[r + col * d] += sum_dld * c.w_inv[col + r * d];
                     }
                 }
-                gemm(1.0, view(p, d, d), Op::T, view(dz, d, n), Op::N, 0.0, view_mut(dx, d, n));
+                gemm(Backend::default(), 1.0, view(p, d, d), Op::T, view(dz, d, n), Op::N, 0.0, view_mut(dx, d, n));
             }
             LayerSpec::Coupling { clamp, .. } => {
                 let mlp = self.mlp.as_ref().expect("coupling has an MLP");

@@ -22,10 +22,10 @@
 
 use super::fit::{FitConfig, FitReport, Trainable, fit};
 use super::flow::{Flow, FlowCache, FlowSpec, LayerSpec};
-use crate::data::{Rng, rng};
 use crate::error::{Error, Result};
 use crate::optim::{Adam, AdamConfig};
-use crate::train::{StepRecord, shuffle};
+use crate::rng::{Xoshiro, rng, shuffle};
+use crate::train::StepRecord;
 use nalgebra::DMatrix;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -115,7 +115,7 @@ pub struct FlowGaussianisation {
     train: (Vec<f64>, Vec<f64>, usize),
     val: (Vec<f64>, Vec<f64>, usize),
     batch: usize,
-    rng: Rng,
+    rng: Xoshiro,
     adam: Adam<f64>,
     order: Vec<usize>,
     cursor: usize,
@@ -534,7 +534,7 @@ pub(crate) struct MarginalFit {
     train: (Vec<f64>, usize),
     val: (Vec<f64>, usize),
     batch: usize,
-    rng: Rng,
+    rng: Xoshiro,
     adam: Adam<f64>,
     order: Vec<usize>,
     cursor: usize,

@@ -65,7 +65,8 @@ pub struct EarlyStop {
 
 /// Check the validation objective every `every` steps (and before the first step: the initial
 /// parameters are a candidate), keep the best parameters, stop after `patience` steps without
-/// improvement.
+/// improvement. A non-finite validation objective ends the run as a divergence (an error when it
+/// is the initial one).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Validation {
     /// Steps between checks (≥ 1).
@@ -266,6 +267,9 @@ impl<'o> Runner<'o> {
         if let (Some(_), 0) = (self.validation, start) {
             let objective = model.validate(&params)?;
             validations.push((0, objective));
+            if !objective.is_finite() {
+                return Err(Error::Diverged { step: 0, what: format!("initial validation objective {objective}") });
+            }
             best = Some(Best { objective, step: 0, params: params.clone() });
             for o in &mut self.observers {
                 o.validated(0, objective)?;
@@ -291,6 +295,13 @@ impl<'o> Runner<'o> {
                 validations.push((k + 1, objective));
                 for o in &mut self.observers {
                     o.validated(k + 1, objective)?;
+                }
+                if !objective.is_finite() {
+                    termination = Termination::Diverged {
+                        step: k as usize + 1,
+                        what: format!("validation objective {objective}"),
+                    };
+                    break;
                 }
                 match &mut best {
                     Some(b) if objective <= b.objective => {}
