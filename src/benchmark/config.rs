@@ -114,7 +114,9 @@ impl Config {
     /// Parses TOML text (`path` only names it in errors).
     pub fn from_toml(text: &str, path: &Path) -> Result<Self> {
         toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e
+                .span()
+                .map(|s| text.as_bytes()[..s.start.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1);
             let msg = one_line(e.message());
             Error::Data {
                 path: path.to_path_buf(),
