@@ -107,7 +107,7 @@ fn the_table_is_the_mean_and_sd_over_seeds_and_ranks_by_error() {
     let mean = (g[0] + g[1]) / 2.0;
     let sd = ((g[0] - mean).powi(2) + (g[1] - mean).powi(2)).sqrt();
     let md = report::markdown(&m);
-    assert!(md.contains(&format!("| 1v1-normal-0.75 | 300 | 1×1 | 0.41 | ")), "{md}");
+    assert!(md.contains("| 1v1-normal-0.75 | 300 | 1×1 | 0.41 | "), "{md}");
     assert!(md.contains(&format!("{mean:.2} ± {sd:.2}")), "{md}");
     let s = t.summary();
     let mut mae: Vec<(f64, &str)> = s.iter().map(|e| (e.mae, e.estimator.as_str())).collect();

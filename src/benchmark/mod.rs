@@ -179,5 +179,5 @@ pub fn sample_seed(task: &str, n: usize, seed: u64) -> u64 {
 /// The seed the estimator is given (folds, critic initialisation, batches): derived from the
 /// sample seed, so also the same for every estimator of a (task, n, seed).
 pub fn estimator_seed(sample_seed: u64) -> u64 {
-    mix(sample_seed ^ 0x5EED_0F_E571_4A70)
+    mix(sample_seed ^ 0x005E_ED0F_E571_4A70)
 }
