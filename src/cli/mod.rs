@@ -226,7 +226,7 @@ enum Command {
 pub struct BenchmarkArgs {
     #[command(subcommand)]
     report: Option<BenchmarkCommand>,
-    /// Configuration file (.toml or .json): tasks, estimators, sizes, seeds, [neural] overrides.
+    /// Configuration file (.toml or .json): tasks, estimators, sizes, seeds, `[neural]` overrides.
     /// Default: the built-in default benchmark (bmi's 40 tasks × 9 estimators × n = 5000 × 3 seeds).
     #[arg(long)]
     pub config: Option<PathBuf>,
