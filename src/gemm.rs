@@ -7,8 +7,8 @@
 //! - [`Backend::Blas`]: OpenBLAS through CBLAS (cargo feature `blas`, system `libopenblas-dev`);
 //!   transposition is a CBLAS flag.
 //!
-//! The backend is a process-wide setting ([`set_backend`]). The default is `Blas` when it is
-//! compiled in and `Native` otherwise: OpenBLAS is as fast or faster on every critic shape
+//! The backend is chosen per call (callers carry it in a [`crate::compute::Compute`]). The
+//! default ([`Backend::default`]) is `Blas` when it is compiled in and `Native` otherwise: OpenBLAS is as fast or faster on every critic shape
 //! measured (docs/performance.md) and keeps its packing buffers between calls, so a training
 //! step on it makes no heap allocation at all (tests/train_no_alloc.rs for Rust's allocator,
 //! benches/count_allocations.sh for C's); `matrixmultiply` allocates one packing buffer per

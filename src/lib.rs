@@ -60,10 +60,12 @@
 //! - [`estimators`]: the [`estimators::Estimator`] interface and its implementations, names
 //!   such as `infonce`, `smile:5`, `l1out` ([`estimators::EstimatorSpec`]), and
 //!   [`estimators::compare`].
+//! - [`benchmark`]: every estimator on every task, resumable and sharded (`mibound benchmark`).
 //! - With the `plot` feature: `plot`, `figures`; with `cli` (default): the `mibound` command.
 
 #![warn(missing_docs)]
 
+pub mod benchmark;
 pub mod bounds;
 #[cfg(feature = "cli")]
 pub mod cli;

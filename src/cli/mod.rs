@@ -214,6 +214,57 @@ enum Command {
         #[command(flatten)]
         opts: EstimateOpts,
     },
+    /// Every estimator on every task: runs a benchmark configuration (resumable, shardable),
+    /// appending one JSON line per run to --out; `benchmark report` merges results files into a
+    /// table and figures. See docs/benchmark.md.
+    Benchmark(BenchmarkArgs),
+}
+
+/// Options of `mibound benchmark`.
+#[derive(Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BenchmarkArgs {
+    #[command(subcommand)]
+    report: Option<BenchmarkCommand>,
+    /// Configuration file (.toml or .json): tasks, estimators, sizes, seeds, `[neural]` overrides.
+    /// Default: the built-in default benchmark (bmi's 40 tasks × 9 estimators × n = 5000 × 3 seeds).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// The quick preset (seconds): 5 small tasks × ksg, copula, infonce × n = 1000 × 1 seed.
+    #[arg(long)]
+    pub quick: bool,
+    /// Results file (JSON lines), appended to; runs already in it are skipped.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Run only shard i of n (1 ≤ i ≤ n): the i-th of every n runs in key order.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Threads (default: every core); runs go in parallel, each neural training step on one thread.
+    #[arg(long, allow_negative_numbers = true)]
+    pub threads: Option<usize>,
+    /// Only print the plan's size (runs in total, in this shard, already done) and exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the configuration as TOML and exit (a starting point for --config).
+    #[arg(long)]
+    pub print_config: bool,
+    /// No line per finished run.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+enum BenchmarkCommand {
+    /// Merge results files (duplicates removed, conflicts reported) into DIR: table.md,
+    /// timing.md, merged.jsonl, heatmap.{png,svg}, scatter.{png,svg}.
+    Report {
+        /// Results files (JSON lines) of `mibound benchmark`, e.g. one per shard.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// Options of `mibound throughput`.
@@ -353,6 +404,10 @@ pub fn main() -> ExitCode {
         }
         Command::Train(opts) => commands::train(&opts),
         Command::Throughput(opts) => commands::throughput(&opts),
+        Command::Benchmark(args) => match args.report {
+            Some(BenchmarkCommand::Report { files, out }) => commands::benchmark_report(&files, &out),
+            None => commands::benchmark(&args),
+        },
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -138,7 +138,7 @@ impl<T: Real> Shared<'_, T> {
 /// broadcast sum `U_i + V_j`. The `N·M` pairs are processed in blocks of columns of `S`;
 /// memory stays bounded at large N (blocks are recomputed in backward beyond a cache budget).
 /// The blocks form two halves that run concurrently when a step may use two threads
-/// ([`crate::parallel`]); the second half's gradient is added to the first's in a fixed order,
+/// ([`crate::compute::Compute`]); the second half's gradient is added to the first's in a fixed order,
 /// so one and two threads give the same numbers.
 #[derive(Clone, Debug)]
 pub struct Concat<T: Real> {

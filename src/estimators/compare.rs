@@ -92,7 +92,8 @@ pub fn compare(
     let ln_n = (x.nrows() as f64).ln();
     for e in &estimates {
         let width = e.interval.high - e.interval.low;
-        if !(width <= ln_n) {
+        // A NaN width (a non-finite estimate) is flagged too.
+        if width > ln_n || width.is_nan() {
             warnings.push(format!(
                 "{}: the 95 % interval [{:.3}, {:.3}] is wider than log n = {ln_n:.2} nats, more than {} rows can support; the estimate is not informative",
                 e.label,
