@@ -17,7 +17,7 @@ use super::flow::{Flow, FlowCache, FlowSpec};
 use super::gaussianise::{GaussianisationConfig, LN_2PI, MarginalFit, check_rows, to_cols};
 use crate::error::{Error, Result};
 use crate::optim::AdamConfig;
-use crate::rng::{rng, shuffle};
+use crate::rng::rng;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
@@ -102,20 +102,8 @@ pub fn entropy_difference(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &Gaussianisat
     }
     check_rows("x", x)?;
     check_rows("y", y)?;
-    for (name, f) in [("test fraction", cfg.test_fraction), ("validation fraction", cfg.val_fraction)] {
-        if !(f > 0.0 && f < 1.0) {
-            return Err(Error::param(name, f, "must lie in (0, 1)"));
-        }
-    }
-    let mut idx: Vec<usize> = (0..n).collect();
-    shuffle(&mut idx, &mut rng(cfg.seed ^ 0x5EED_5917));
-    let n_test = (n as f64 * cfg.test_fraction).round() as usize;
-    let n_val = ((n - n_test) as f64 * cfg.val_fraction).round() as usize;
-    if n_test < 2 || n_val < 1 || n - n_test - n_val < 2 {
-        return Err(Error::param("rows", n, "too few for the train/validation/test split"));
-    }
-    let test = idx.split_off(n - n_test);
-    let val = idx.split_off(n - n_test - n_val);
+    let (idx, val, test) = super::gaussianise::split_rows(n, cfg)?;
+    let (n_val, n_test) = (val.len(), test.len());
     let xy = DMatrix::from_fn(
         n,
         x.ncols() + y.ncols(),

@@ -729,14 +729,9 @@ pub struct FlowMiEstimate {
     pub rows: (usize, usize, usize),
 }
 
-/// Splits the rows (seeded), trains the two flows on the training rows with model selection on
-/// the validation rows, and reads the MI off the test rows' latents. `x` and `y`: one row per
-/// sample.
-pub fn estimate(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &GaussianisationConfig) -> Result<FlowMiEstimate> {
-    let n = x.nrows();
-    if y.nrows() != n {
-        return Err(Error::Shape { what: "y".into(), expected: format!("{n} rows"), got: y.nrows().to_string() });
-    }
+/// The seeded split of `n` rows into training, validation and test rows by the configuration's
+/// fractions.
+pub(crate) fn split_rows(n: usize, cfg: &GaussianisationConfig) -> Result<(Vec<usize>, Vec<usize>, Vec<usize>)> {
     for (name, f) in [("test fraction", cfg.test_fraction), ("validation fraction", cfg.val_fraction)] {
         if !(f > 0.0 && f < 1.0) {
             return Err(Error::param(name, f, "must lie in (0, 1)"));
@@ -751,6 +746,19 @@ pub fn estimate(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &GaussianisationConfig)
     }
     let test = idx.split_off(n - n_test);
     let val = idx.split_off(n - n_test - n_val);
+    Ok((idx, val, test))
+}
+
+/// Splits the rows (seeded), trains the two flows on the training rows with model selection on
+/// the validation rows, and reads the MI off the test rows' latents. `x` and `y`: one row per
+/// sample.
+pub fn estimate(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &GaussianisationConfig) -> Result<FlowMiEstimate> {
+    let n = x.nrows();
+    if y.nrows() != n {
+        return Err(Error::Shape { what: "y".into(), expected: format!("{n} rows"), got: y.nrows().to_string() });
+    }
+    let (idx, val, test) = split_rows(n, cfg)?;
+    let n_test = test.len();
     let (xt, yt) = (x.select_rows(&idx), y.select_rows(&idx));
     let (xv, yv) = (x.select_rows(&val), y.select_rows(&val));
     let (xs, ys) = (x.select_rows(&test), y.select_rows(&test));
@@ -797,6 +805,6 @@ pub fn estimate(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &GaussianisationConfig)
         train_log_likelihood: model.mean_log_likelihood(&params, &xt, &yt)?,
         latents: diagnostics(&[&zx, &zy]),
         fit: report,
-        rows: (idx.len(), n_val, n_test),
+        rows: (idx.len(), val.len(), n_test),
     })
 }
