@@ -61,7 +61,8 @@
 //!   such as `infonce`, `smile:5`, `l1out` ([`estimators::EstimatorSpec`]), and
 //!   [`estimators::compare`].
 //! - [`benchmark`]: every estimator on every task, resumable and sharded (`mibound benchmark`).
-//! - With the `plot` feature: `plot`, `figures`; with `cli` (default): the `mibound` command.
+//! - With the `plot` feature: `plot` (drawing, a foundation the report uses) and `figures`;
+//!   with `cli` (default): the `mibound` command.
 
 #![warn(missing_docs)]
 

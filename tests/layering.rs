@@ -8,14 +8,14 @@ use std::path::Path;
 /// Layers, lowest first.
 const LAYERS: &[&[&str]] = &[
     &["error", "real", "rng", "numerics"],
-    &["gemm", "compute"],
+    &["gemm", "compute", "plot"],
     &["bounds", "contrastive", "critics", "optim", "data"],
     &["tasks"],
     &["train"],
     &["flows"],
     &["estimators"],
     &["benchmark"],
-    &["plot", "figures"],
+    &["figures"],
     &["cli"],
 ];
 

@@ -19,10 +19,17 @@ pub struct Cli {
 /// Training options shared by `estimate` and `bmi`.
 #[derive(Args, Debug, Clone)]
 pub struct EstimateOpts {
-    /// Estimators to run, comma-separated (infonce, nwj, js, dv, mine, smile or smile:TAU,
-    /// interpolated:ALPHA, l1out, club, club-sample, ba:H). The first lower bound is the
-    /// headline estimate. `--bounds` is an alias.
-    #[arg(long, alias = "bounds", alias = "estimator", default_value = "infonce,smile:5,l1out", value_delimiter = ',')]
+    /// Estimators to run, comma-separated: neural bounds (infonce, nwj, js, dv, mine, smile or
+    /// smile:TAU, interpolated:ALPHA, l1out, club, club-sample, ba:H), classical (ksg[:k=K],
+    /// gaussian, copula, binned) and flow. The first lower bound is the headline estimate; KSG
+    /// (or the copula) is its cross-check. `--bounds` is an alias.
+    #[arg(
+        long,
+        alias = "bounds",
+        alias = "estimator",
+        default_value = "infonce,smile:5,l1out,ksg",
+        value_delimiter = ','
+    )]
     pub estimators: Vec<String>,
     /// Critic for the lower bounds: separable, cosine, bilinear, cpc, concat.
     #[arg(long, default_value = "separable")]
@@ -427,6 +434,6 @@ mod tests {
         let (specs, settings) = commands::config(&EstimateOpts::default()).unwrap();
         assert_eq!(settings, crate::estimators::Settings::default());
         let names: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
-        assert_eq!(names, ["infonce", "smile:5", "l1out"]);
+        assert_eq!(names, ["infonce", "smile:5", "l1out", "ksg:k=5"]);
     }
 }

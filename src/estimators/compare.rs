@@ -88,6 +88,29 @@ pub fn compare(
             flagged.push(up.estimator.clone());
         }
     }
+    // The classical cross-check: the headline and KSG (or, without KSG, the copula estimate)
+    // should not disagree by more than their intervals allow.
+    let check = estimates
+        .iter()
+        .find(|e| e.estimator.starts_with("ksg"))
+        .or_else(|| estimates.iter().find(|e| e.estimator == "copula"));
+    if let (Some(h), Some(c)) = (headline, check)
+        && (h.interval.high < c.interval.low || c.interval.high < h.interval.low)
+    {
+        let hint = if h.value < c.value {
+            format!("{} is a lower bound (and capped at log N); the data may hold more than it shows", h.label)
+        } else if c.estimator.starts_with("ksg") && x.ncols() + y.ncols() > 10 {
+            format!("KSG underestimates in high dimension ({} + {} here)", x.ncols(), y.ncols())
+        } else if c.estimator == "copula" {
+            "the copula estimate sees only Gaussian-copula (monotone) dependence".to_string()
+        } else {
+            "one of them is biased here; compare more estimators".to_string()
+        };
+        warnings.push(format!(
+            "cross-check: {} ({:.3} [{:.3}, {:.3}]) and {} ({:.3} [{:.3}, {:.3}]) disagree by more than their intervals allow; {hint}",
+            h.label, h.value, h.interval.low, h.interval.high, c.label, c.value, c.interval.low, c.interval.high
+        ));
+    }
     // No estimate from n rows can resolve more than about log n nats of spread.
     let ln_n = (x.nrows() as f64).ln();
     for e in &estimates {
