@@ -68,9 +68,9 @@ fn poole_staircase_infonce_saturates_under_log_n() {
     staircase(1500);
 }
 
-/// The full-length staircase (4000 steps per level, 20 000 steps): `cargo test --release -- --ignored`.
+/// The full-length staircase (4000 steps per level, 20 000 steps: about 15 s at the measured
+/// separable N = 64 step rate), run in CI.
 #[test]
-#[ignore]
 fn poole_staircase_full_length() {
     staircase(4000);
 }

@@ -54,20 +54,18 @@ pub fn compare(
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
     }
     let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
-    let mut neural =
-        if bounds.is_empty() { None } else { Some(estimate_bounds(&bounds, &settings.neural, x, y, seed, progress)?) };
-    let mut trace = Vec::new();
-    let mut from_neural = neural.as_mut().map(|r| {
-        trace = std::mem::take(&mut r.trace);
-        std::mem::take(&mut r.estimates).into_iter()
-    });
+    let (mut from_neural, trace) = if bounds.is_empty() {
+        (Vec::new().into_iter(), Vec::new())
+    } else {
+        let run = estimate_bounds(&bounds, &settings.neural, x, y, seed, progress)?;
+        (run.estimates.into_iter(), run.trace)
+    };
     let mut estimates = Vec::with_capacity(specs.len());
     for s in specs {
-        let e = match (s.bound(), from_neural.as_mut()) {
-            (Some(_), Some(it)) => it.next().expect("one neural estimate per bound"),
-            _ => s.build(settings)?.estimate(x, y, seed)?,
-        };
-        estimates.push(e);
+        estimates.push(match s.bound() {
+            Some(_) => from_neural.next().expect("one neural estimate per bound"),
+            None => s.build(settings)?.estimate(x, y, seed)?,
+        });
     }
     let mut warnings = Vec::new();
     let headline = estimates.iter().find(|e| e.kind == Kind::Lower);

@@ -8,7 +8,7 @@ use plotters::style::FontStyle;
 use std::path::Path;
 use std::sync::Once;
 
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
 static INIT: Once = Once::new();
 
 /// Registers the bundled DejaVu Sans as plotters' `sans-serif` font (idempotent). Figures call it
