@@ -68,7 +68,7 @@ pub struct EstimateOpts {
 }
 
 /// How `estimate` reads its files and what it does with constant columns.
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct InputOpts {
     /// Whether the first row of a CSV file is a header: yes, no, or auto (a header when any
     /// of its cells is not a number; a fully numeric first row is data).
@@ -364,6 +364,21 @@ struct OptsOnly {
     opts: EstimateOpts,
 }
 
+/// Only the input options, to read their defaults.
+#[derive(Parser, Debug)]
+struct InputOnly {
+    #[command(flatten)]
+    input: InputOpts,
+}
+
+impl Default for InputOpts {
+    /// The command line's defaults (`--header auto`, delimiter detected, constant columns
+    /// refused): what `demo` reads its own files with.
+    fn default() -> Self {
+        InputOnly::parse_from(["mibound"]).input
+    }
+}
+
 impl Default for EstimateOpts {
     /// The command line's defaults.
     fn default() -> Self {
@@ -435,5 +450,8 @@ mod tests {
         assert_eq!(settings, crate::estimators::Settings::default());
         let names: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
         assert_eq!(names, ["infonce", "smile:5", "l1out", "ksg:k=5"]);
+        // `demo` reads its files with the input defaults: they must be the command line's.
+        let input = InputOpts::default();
+        assert_eq!((input.header.as_str(), input.delimiter, input.drop_constant), ("auto", None, false));
     }
 }
