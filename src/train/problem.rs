@@ -109,7 +109,7 @@ pub struct Cursor {
     pub epochs: u64,
 }
 
-/// The data a run trains on (argmin's "problem": it never changes during a run).
+/// The data a run trains on (it never changes during a run).
 pub enum Data {
     /// A fresh batch from the sampler of the level in force each step.
     Stream {
