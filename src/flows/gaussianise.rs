@@ -488,19 +488,21 @@ impl Trainable<f64> for FlowGaussianisation {
     }
 }
 
+/// A copy of `m` with every column's mean subtracted.
+fn center(m: &DMatrix<f64>) -> DMatrix<f64> {
+    let mut c = m.clone();
+    for mut col in c.column_iter_mut() {
+        let mean = col.mean();
+        col.add_scalar_mut(-mean);
+    }
+    c
+}
+
 /// Square CCA transforms `(W_x, W_y)` of rows `ux`, `uy`: `W_x ux` and `W_y uy` have identity
 /// covariances and a cross-covariance that is diagonal in its leading `min(d_x, d_y)` block.
 /// `None` when a covariance is singular.
 fn cca_transforms(ux: &DMatrix<f64>, uy: &DMatrix<f64>) -> Option<(DMatrix<f64>, DMatrix<f64>)> {
     let n = ux.nrows() as f64;
-    let center = |m: &DMatrix<f64>| {
-        let mut c = m.clone();
-        for mut col in c.column_iter_mut() {
-            let mean = col.mean();
-            col.add_scalar_mut(-mean);
-        }
-        c
-    };
     let (cx, cy) = (center(ux), center(uy));
     let sxx = cx.tr_mul(&cx) / (n - 1.0);
     let syy = cy.tr_mul(&cy) / (n - 1.0);
@@ -634,14 +636,6 @@ pub fn gaussian_mi(zx: &DMatrix<f64>, zy: &DMatrix<f64>) -> Result<(f64, Vec<f64
             got: format!("{} and {}", n, zy.nrows()),
         });
     }
-    let center = |m: &DMatrix<f64>| {
-        let mut c = m.clone();
-        for mut col in c.column_iter_mut() {
-            let mean = col.mean();
-            col.add_scalar_mut(-mean);
-        }
-        c
-    };
     let (cx, cy) = (center(zx), center(zy));
     let s = 1.0 / (n as f64 - 1.0);
     let sxx = cx.tr_mul(&cx) * s;
