@@ -79,6 +79,9 @@ pub enum Error {
         /// What.
         msg: String,
     },
+    /// The caller asked the run to stop (see [`crate::train::Progress::cancelled`]).
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// `Result` with [`Error`].

@@ -2,15 +2,15 @@
 
 use super::{BenchmarkArgs, EstimateOpts, InputOpts, ThroughputOpts, TrainOpts};
 use crate::bounds::{Bound, BoundSpec};
-use crate::critics::{Activation, CriticSpec, Similarity};
+use crate::critics::CriticSpec;
 use crate::data::files::{
     CsvOptions, Table, check_finite, check_values, constant_columns, describe_constant, parse_delimiter, read_csv,
     read_table_with, select_columns, write_npy,
 };
 use crate::data::{CorrelatedGaussian, Sampler, Task, rng};
 use crate::error::{Error, Result};
-use crate::estimators::{Comparison, EstimatorSpec, MarginalTransform, NeuralConfig, Settings, compare};
-use crate::optim::AdamConfig;
+pub use crate::estimators::Unit;
+use crate::estimators::{Comparison, EstimatorSpec, Options, Settings, compare};
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
 use nalgebra::DMatrix;
 use std::io::Write;
@@ -153,110 +153,23 @@ pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatri
     Ok((tx.values.select_columns(&cx), ty.values.select_columns(&cy)))
 }
 
-/// Checks the training options that do not depend on the data, naming each by its flag
-/// (`NeuralConfig::validate` checks them again, by their library names).
-fn check_options(o: &EstimateOpts) -> Result<()> {
-    let bad = |flag: &str, v: &dyn std::fmt::Display, why: &str| Err(Error::param(flag, v, why));
-    if o.batch < 2 {
-        return bad("--batch", &o.batch, "must be at least 2");
-    }
-    if o.steps == 0 {
-        return bad("--steps", &o.steps, "must be at least 1");
-    }
-    if o.folds < 2 {
-        return bad("--folds", &o.folds, "must be at least 2 (one fold to train, one to test)");
-    }
-    // The separable and Gaussian critics' builders accept a zero width and then fail in
-    // training: refuse it here.
-    if o.hidden.contains(&0) {
-        let widths: Vec<String> = o.hidden.iter().map(|h| h.to_string()).collect();
-        return bad("--hidden", &widths.join(","), "every hidden width must be at least 1");
-    }
-    if o.embed == 0 {
-        return bad("--embed", &o.embed, "must be at least 1");
-    }
-    if !(o.lr.is_finite() && o.lr > 0.0) {
-        return bad("--lr", &o.lr, "must be positive and finite");
-    }
-    if !(o.weight_decay.is_finite() && o.weight_decay >= 0.0) {
-        return bad("--weight-decay", &o.weight_decay, "must be finite and at least 0");
-    }
-    Ok(())
-}
-
-/// The estimators and their settings from the command-line options.
+/// The estimators and their settings from the command-line options (checked by
+/// [`Options::settings`], naming each option by its flag).
 pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
     let specs = opts.estimators.iter().map(|b| EstimatorSpec::parse(b)).collect::<Result<Vec<_>>>()?;
-    check_options(opts)?;
-    let act = Activation::Relu;
-    let critic = match opts.critic.as_str() {
-        "separable" => CriticSpec::Separable {
-            hidden: opts.hidden.clone(),
-            embed: opts.embed,
-            activation: act,
-            similarity: Similarity::Dot,
-        },
-        "concat" => CriticSpec::Concat { hidden: opts.hidden.clone(), activation: act },
-        "cpc" => CriticSpec::Bilinear { hidden: Some(opts.hidden.clone()), embed: opts.embed, activation: act },
-        other => CriticSpec::parse(other)?,
-    };
-    let conditional =
-        CriticSpec::Gaussian { hidden: opts.hidden.clone(), activation: act, variance: Default::default() };
-    let neural = NeuralConfig {
-        critic,
-        conditional,
+    let options = Options {
+        critic: opts.critic.clone(),
+        hidden: opts.hidden.clone(),
+        embed: opts.embed,
         batch: opts.batch,
-        max_steps: opts.steps,
-        adam: AdamConfig { lr: opts.lr, weight_decay: opts.weight_decay, ..AdamConfig::default() },
+        steps: opts.steps,
+        lr: opts.lr,
+        weight_decay: opts.weight_decay,
         folds: opts.folds,
-        transform: if opts.no_standardize { MarginalTransform::None } else { opts.transform.parse()? },
-        ..NeuralConfig::default()
+        transform: if opts.no_standardize { "none".into() } else { opts.transform.clone() },
     };
-    neural.validate()?;
-    let settings = Settings { neural, ..Settings::default() };
+    let settings = options.settings(|field| format!("--{}", field.replace('_', "-")))?;
     Ok((specs, settings))
-}
-
-/// The unit of printed estimates (`--unit`, `--bits`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Unit {
-    /// Natural units (the library's unit).
-    #[default]
-    Nats,
-    /// Bits: nats / ln 2.
-    Bits,
-}
-
-impl Unit {
-    /// The unit of `--unit NAME` (default nats) and `--bits`.
-    pub fn from_options(name: Option<&str>, bits: bool) -> Result<Self> {
-        let unit = match name.map(str::to_ascii_lowercase).as_deref() {
-            None => Unit::Nats,
-            Some("nats" | "nat") => Unit::Nats,
-            Some("bits" | "bit") => Unit::Bits,
-            Some(_) => return Err(Error::param("unit", name.unwrap_or_default(), "must be nats or bits")),
-        };
-        if bits && name.is_some() && unit == Unit::Nats {
-            return Err(Error::param("unit", name.unwrap_or_default(), "contradicts --bits"));
-        }
-        Ok(if bits { Unit::Bits } else { unit })
-    }
-
-    /// The unit's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Unit::Nats => "nats",
-            Unit::Bits => "bits",
-        }
-    }
-
-    /// A value in nats, in this unit.
-    pub fn convert(self, nats: f64) -> f64 {
-        match self {
-            Unit::Nats => nats,
-            Unit::Bits => nats / std::f64::consts::LN_2,
-        }
-    }
 }
 
 fn table(c: &Comparison, unit: Unit) -> String {
@@ -303,29 +216,10 @@ fn table(c: &Comparison, unit: Unit) -> String {
     s
 }
 
-/// The comparison as JSON: `value` and `interval` stay in nats; `unit` names `--unit` and each
-/// estimate's `in_unit` holds `value`, `low` and `high` in it.
+/// The comparison as JSON ([`Comparison::to_json`]).
 fn json(est: &Comparison, unit: Unit) -> Result<String> {
-    let err = |e: serde_json::Error| Error::Format { context: "json output".into(), msg: e.to_string() };
-    let mut v = serde_json::to_value(est).map_err(err)?;
-    if let Some(list) = v.get_mut("estimates").and_then(|e| e.as_array_mut()) {
-        for (obj, e) in list.iter_mut().zip(&est.estimates) {
-            if let Some(obj) = obj.as_object_mut() {
-                obj.insert(
-                    "in_unit".into(),
-                    serde_json::json!({
-                        "value": unit.convert(e.value),
-                        "low": unit.convert(e.interval.low),
-                        "high": unit.convert(e.interval.high),
-                    }),
-                );
-            }
-        }
-    }
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("unit".into(), unit.name().into());
-    }
-    serde_json::to_string(&v).map_err(err)
+    serde_json::to_string(&est.to_json(unit)?)
+        .map_err(|e| Error::Format { context: "json output".into(), msg: e.to_string() })
 }
 
 fn trace_csv(est: &Comparison) -> String {

@@ -4,6 +4,7 @@ use super::neural::{TraceRow, estimate_bounds};
 use super::significance::{PermutationTest, dependence_test};
 use super::{Estimate, EstimatorSpec, Kind, Settings};
 use crate::error::{Error, Result};
+use crate::train::Progress;
 use nalgebra::DMatrixView;
 use serde::{Deserialize, Serialize};
 
@@ -37,18 +38,89 @@ impl Comparison {
     pub fn headline(&self) -> Option<&Estimate> {
         self.estimates.iter().find(|e| e.kind == Kind::Lower).or(self.estimates.first())
     }
+
+    /// The comparison as JSON, as `mibound estimate --json` prints it (and the Python bindings
+    /// return it): `value` and `interval` stay in nats; `unit` names `unit` and each estimate's
+    /// `in_unit` holds `value`, `low` and `high` in it.
+    pub fn to_json(&self, unit: Unit) -> Result<serde_json::Value> {
+        let mut v = serde_json::to_value(self)
+            .map_err(|e| Error::Format { context: "json output".into(), msg: e.to_string() })?;
+        if let Some(list) = v.get_mut("estimates").and_then(|e| e.as_array_mut()) {
+            for (obj, e) in list.iter_mut().zip(&self.estimates) {
+                if let Some(obj) = obj.as_object_mut() {
+                    obj.insert(
+                        "in_unit".into(),
+                        serde_json::json!({
+                            "value": unit.convert(e.value),
+                            "low": unit.convert(e.interval.low),
+                            "high": unit.convert(e.interval.high),
+                        }),
+                    );
+                }
+            }
+        }
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("unit".into(), unit.name().into());
+        }
+        Ok(v)
+    }
+}
+
+/// The unit estimates are shown in (the library computes in nats).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unit {
+    /// Natural units (the library's unit).
+    #[default]
+    Nats,
+    /// Bits: nats / ln 2.
+    Bits,
+}
+
+impl Unit {
+    /// The unit named `name` (`nats` or `bits`; default nats), or bits with `bits` (the command
+    /// line's `--unit` and `--bits`).
+    pub fn from_options(name: Option<&str>, bits: bool) -> Result<Self> {
+        let unit = match name.map(str::to_ascii_lowercase).as_deref() {
+            None => Unit::Nats,
+            Some("nats" | "nat") => Unit::Nats,
+            Some("bits" | "bit") => Unit::Bits,
+            Some(_) => return Err(Error::param("unit", name.unwrap_or_default(), "must be nats or bits")),
+        };
+        if bits && name.is_some() && unit == Unit::Nats {
+            return Err(Error::param("unit", name.unwrap_or_default(), "contradicts --bits"));
+        }
+        Ok(if bits { Unit::Bits } else { unit })
+    }
+
+    /// The unit's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Nats => "nats",
+            Unit::Bits => "bits",
+        }
+    }
+
+    /// A value in nats, in this unit.
+    pub fn convert(self, nats: f64) -> f64 {
+        match self {
+            Unit::Nats => nats,
+            Unit::Bits => nats / std::f64::consts::LN_2,
+        }
+    }
 }
 
 /// Runs every estimator of `specs` on `x`, `y` with `seed`. Neural bounds that share a training
 /// objective share their critics (with the same numbers as alone). `progress`, when given, is
-/// called with counts of training steps as they are taken.
+/// told the counts of training steps as they are taken; when it says the run is cancelled, the
+/// neural training stops within a step and `compare` returns [`Error::Cancelled`] (the other
+/// estimators are checked between one and the next).
 pub fn compare(
     specs: &[EstimatorSpec],
     settings: &Settings,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
     seed: u64,
-    progress: Option<&(dyn Fn(u64) + Sync)>,
+    progress: Option<&dyn Progress>,
 ) -> Result<Comparison> {
     if specs.is_empty() {
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
@@ -60,8 +132,12 @@ pub fn compare(
         let run = estimate_bounds(&bounds, &settings.neural, x, y, seed, progress)?;
         (run.estimates.into_iter(), run.trace)
     };
+    let cancelled = || progress.is_some_and(|p| p.cancelled());
     let mut estimates = Vec::with_capacity(specs.len());
     for s in specs {
+        if cancelled() {
+            return Err(Error::Cancelled);
+        }
         estimates.push(match s.bound() {
             Some(_) => from_neural.next().expect("one neural estimate per bound"),
             None => s.build(settings)?.estimate(x, y, seed)?,
@@ -133,6 +209,9 @@ pub fn compare(
                 ));
             }
         }
+    }
+    if cancelled() {
+        return Err(Error::Cancelled);
     }
     let test = dependence_test(x, y, seed)?;
     let significant = test.significant(0.05);

@@ -43,10 +43,10 @@ pub mod significance;
 mod spec;
 
 pub use crate::bounds::BoundKind as Kind;
-pub use compare::{Comparison, compare};
+pub use compare::{Comparison, Unit, compare};
 pub use marginal::MarginalTransform;
 pub use neural::{Neural, NeuralConfig};
-pub use spec::{EstimatorSpec, Settings};
+pub use spec::{EstimatorSpec, Options, Settings};
 
 use crate::error::Result;
 use nalgebra::DMatrixView;

@@ -38,8 +38,8 @@ use crate::error::{Error, Result};
 use crate::optim::{Adam, AdamConfig};
 use crate::rng::{rng, shuffle};
 use crate::train::{
-    CriticTrainer, Data, Dataset, Observer, ProgressCounter, Runner, StepRecord, Termination, TrainStep, Validation,
-    evaluate_batches, mean_std, random_batches,
+    CriticTrainer, Data, Dataset, Observer, Progress, ProgressCounter, Runner, StepRecord, Termination, TrainStep,
+    Validation, evaluate_batches, mean_std, random_batches,
 };
 use nalgebra::{DMatrix, DMatrixView};
 use rayon::prelude::*;
@@ -318,7 +318,7 @@ fn run_critic(
     rows: &FoldRows<'_>,
     fold: usize,
     seed: u64,
-    progress: Option<&(dyn Fn(u64) + Sync)>,
+    progress: Option<&dyn Progress>,
 ) -> Result<FoldOutcome> {
     let Data::Dataset(d) = data else { unreachable!("estimates train on data sets") };
     let dims = (d.x.ncols(), d.y.ncols());
@@ -349,7 +349,7 @@ fn run_critic(
     };
     if let Some(f) = progress {
         // The steps not taken after an early stop, so the bar reaches its end.
-        f(cfg.max_steps.saturating_sub(out.records.len() as u64));
+        f.advance(cfg.max_steps.saturating_sub(out.records.len() as u64));
     }
     let best = out.best_step.unwrap_or(0);
     let mut warnings = Vec::new();
@@ -387,15 +387,16 @@ fn run_critic(
 }
 
 /// Estimates `I(X; Y)` with each of `bounds` (see the module docs), sharing critics between
-/// bounds with the same training objective. `progress`, when given, is called with counts of
-/// training steps as they are taken (from several threads).
+/// bounds with the same training objective. `progress`, when given, is told the counts of
+/// training steps as they are taken (from several threads), and stops the run with
+/// [`Error::Cancelled`] when it says so.
 pub fn estimate_bounds(
     bounds: &[BoundSpec],
     cfg: &NeuralConfig,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
     seed: u64,
-    progress: Option<&(dyn Fn(u64) + Sync)>,
+    progress: Option<&dyn Progress>,
 ) -> Result<NeuralRun> {
     let started = std::time::Instant::now();
     cfg.validate()?;

@@ -7,7 +7,9 @@
 use super::Estimator;
 use super::neural::{Neural, NeuralConfig};
 use crate::bounds::BoundSpec;
+use crate::critics::{Activation, CriticSpec, Similarity};
 use crate::error::{Error, Result};
+use crate::optim::AdamConfig;
 use serde::{Deserialize, Serialize};
 
 /// The settings shared by every estimator of a family, beyond what its name says.
@@ -16,6 +18,107 @@ use serde::{Deserialize, Serialize};
 pub struct Settings {
     /// Critic, training and fold settings of the neural bounds.
     pub neural: NeuralConfig,
+}
+
+/// The estimation options of the command line (`mibound estimate --critic … --batch …`) and the
+/// Python bindings (`mibound.estimate(…, critic=…, batch=…)`), checked and turned into
+/// [`Settings`] in one place so both report a bad value with the same message.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Critic for the lower bounds: separable, cosine, bilinear, cpc, concat (or any name
+    /// [`CriticSpec::parse`] reads).
+    pub critic: String,
+    /// Hidden layer widths of the critics (and of the conditional model q(y|x)).
+    pub hidden: Vec<usize>,
+    /// Embedding dimension of separable and cpc critics.
+    pub embed: usize,
+    /// Batch size N.
+    pub batch: usize,
+    /// Maximum training steps per critic and fold.
+    pub steps: u64,
+    /// Adam learning rate.
+    pub lr: f64,
+    /// L2 weight decay.
+    pub weight_decay: f64,
+    /// Folds for the held-out estimate and its interval.
+    pub folds: usize,
+    /// The map of each coordinate before training: copula, standardize, none.
+    pub transform: String,
+}
+
+impl Default for Options {
+    /// The options that give [`Settings::default`].
+    fn default() -> Self {
+        Options {
+            critic: "separable".into(),
+            hidden: vec![512],
+            embed: 32,
+            batch: 256,
+            steps: 3000,
+            lr: 5e-4,
+            weight_decay: 0.0,
+            folds: 5,
+            transform: "copula".into(),
+        }
+    }
+}
+
+impl Options {
+    /// Checks the options and builds the settings. `name` spells an option in messages
+    /// (`--weight-decay` on the command line, `weight_decay` in Python) from its field name.
+    pub fn settings(&self, name: impl Fn(&str) -> String) -> Result<Settings> {
+        let bad = |field: &str, v: &dyn std::fmt::Display, why: &str| Err(Error::param(&name(field), v, why));
+        if self.batch < 2 {
+            return bad("batch", &self.batch, "must be at least 2");
+        }
+        if self.steps == 0 {
+            return bad("steps", &self.steps, "must be at least 1");
+        }
+        if self.folds < 2 {
+            return bad("folds", &self.folds, "must be at least 2 (one fold to train, one to test)");
+        }
+        // The separable and Gaussian critics' builders accept a zero width and then fail in
+        // training: refuse it here.
+        if self.hidden.contains(&0) {
+            let widths: Vec<String> = self.hidden.iter().map(|h| h.to_string()).collect();
+            return bad("hidden", &widths.join(","), "every hidden width must be at least 1");
+        }
+        if self.embed == 0 {
+            return bad("embed", &self.embed, "must be at least 1");
+        }
+        if !(self.lr.is_finite() && self.lr > 0.0) {
+            return bad("lr", &self.lr, "must be positive and finite");
+        }
+        if !(self.weight_decay.is_finite() && self.weight_decay >= 0.0) {
+            return bad("weight_decay", &self.weight_decay, "must be finite and at least 0");
+        }
+        let act = Activation::Relu;
+        let hidden = self.hidden.clone();
+        let critic = match self.critic.as_str() {
+            "separable" => CriticSpec::Separable {
+                hidden: hidden.clone(),
+                embed: self.embed,
+                activation: act,
+                similarity: Similarity::Dot,
+            },
+            "concat" => CriticSpec::Concat { hidden: hidden.clone(), activation: act },
+            "cpc" => CriticSpec::Bilinear { hidden: Some(hidden.clone()), embed: self.embed, activation: act },
+            other => CriticSpec::parse(other)?,
+        };
+        let neural = NeuralConfig {
+            critic,
+            conditional: CriticSpec::Gaussian { hidden, activation: act, variance: Default::default() },
+            batch: self.batch,
+            max_steps: self.steps,
+            adam: AdamConfig { lr: self.lr, weight_decay: self.weight_decay, ..AdamConfig::default() },
+            folds: self.folds,
+            transform: self.transform.parse()?,
+            ..NeuralConfig::default()
+        };
+        neural.validate()?;
+        Ok(Settings { neural })
+    }
 }
 
 /// An estimator chosen by name; see the module docs for the syntax.

@@ -407,33 +407,55 @@ impl Observer for TraceObserver {
     }
 }
 
-/// Calls `f(steps)` every `every` steps and once at the end with the rest: how progress bars
-/// (the command line's, or a caller's) follow runs, including several running in parallel.
+/// Where a long run reports the training steps it takes and learns that its caller wants it to
+/// stop. Any `Fn(u64) + Sync` closure is a `Progress` that is never cancelled; the Python
+/// bindings implement `cancelled` to stop an estimate on Ctrl-C.
+pub trait Progress: Sync {
+    /// `steps` more training steps were taken.
+    fn advance(&self, steps: u64);
+    /// Whether the run should stop now with [`Error::Cancelled`] (checked every step).
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+impl<F: Fn(u64) + Sync> Progress for F {
+    fn advance(&self, steps: u64) {
+        self(steps)
+    }
+}
+
+/// Calls `f.advance(steps)` every `every` steps and once at the end with the rest: how progress
+/// bars (the command line's, or a caller's) follow runs, including several running in parallel.
+/// Ends the run with [`Error::Cancelled`] as soon as `f.cancelled()`.
 pub struct ProgressCounter<'f> {
-    f: &'f (dyn Fn(u64) + Sync),
+    f: &'f dyn Progress,
     every: u64,
     pending: u64,
 }
 
 impl<'f> ProgressCounter<'f> {
     /// Reports every `every` steps to `f`.
-    pub fn new(f: &'f (dyn Fn(u64) + Sync), every: u64) -> Self {
+    pub fn new(f: &'f dyn Progress, every: u64) -> Self {
         ProgressCounter { f, every: every.max(1), pending: 0 }
     }
 }
 
 impl Observer for ProgressCounter<'_> {
     fn step(&mut self, _rec: &StepRecord) -> Result<()> {
+        if self.f.cancelled() {
+            return Err(Error::Cancelled);
+        }
         self.pending += 1;
         if self.pending >= self.every {
-            (self.f)(self.pending);
+            self.f.advance(self.pending);
             self.pending = 0;
         }
         Ok(())
     }
     fn finish(&mut self) -> Result<()> {
         if self.pending > 0 {
-            (self.f)(self.pending);
+            self.f.advance(self.pending);
             self.pending = 0;
         }
         Ok(())
