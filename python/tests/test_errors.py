@@ -1,0 +1,113 @@
+"""Every error becomes a Python exception with the library's (the command line's) message;
+nothing crashes the interpreter."""
+
+import numpy as np
+import pytest
+
+import mibound
+from mibound import _native
+from conftest import cli_error
+
+
+@pytest.fixture(scope="module")
+def xy():
+    return mibound.sample("gaussian", 200, 0, dim=2, mi=0.5)
+
+
+def message(excinfo):
+    return str(excinfo.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs, args",
+    [
+        (dict(estimators=["infonce", "mystery"]), ("--estimators", "infonce,mystery")),
+        (dict(estimators="smile:abc"), ("--estimators", "smile:abc")),
+        (dict(estimators="ksg:k=0"), ("--estimators", "ksg:k=0")),
+        (dict(critic="transformer"), ("--critic", "transformer")),
+        (dict(transform="ranks"), ("--transform", "ranks")),
+        (dict(unit="furlongs"), ("--unit", "furlongs")),
+        # Options: the same message with the option spelled as in Python.
+        (dict(batch=1), ("--batch", "1")),
+        (dict(steps=0), ("--steps", "0")),
+        (dict(folds=1), ("--folds", "1")),
+        (dict(hidden=[64, 0]), ("--hidden", "64,0")),
+        (dict(embed=0), ("--embed", "0")),
+        (dict(lr=-1.0), ("--lr", "-1")),
+        (dict(weight_decay=float("nan")), ("--weight-decay", "NaN")),
+    ],
+)
+def test_value_errors_carry_the_command_lines_message(cli, tmp_path, xy, kwargs, args):
+    x, y = xy
+    kwargs.setdefault("estimators", "ksg")
+    with pytest.raises(ValueError) as e:
+        mibound.estimate(x, y, **kwargs)
+    expected = cli_error(cli, tmp_path, *(("--estimators", "ksg") if "--estimators" not in args else ()), *args)
+    for flag in ("--weight-decay", "--batch", "--steps", "--folds", "--hidden", "--embed", "--lr"):
+        expected = expected.replace(f"invalid {flag} ", f"invalid {flag[2:].replace('-', '_')} ")
+    assert message(e) == expected
+
+
+def test_bad_data_is_a_value_error_naming_the_problem(xy):
+    x, y = xy
+    with pytest.raises(ValueError, match=r"^x and y: expected the same number of rows \(200 in x\), got 199 rows in y$"):
+        mibound.estimate(x, y[:-1], estimators="ksg")
+    bad = x.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"^x has a non-finite value NaN at row 3, column 1$"):
+        mibound.estimate(bad, y, estimators="ksg")
+    with pytest.raises(ValueError, match=r"^y has a non-finite value inf at row 0, column 0$"):
+        mibound.estimate(x, np.full_like(y, np.inf), estimators="gaussian")
+    with pytest.raises(ValueError, match="x: expected a 1-D array .* got 3-D array of shape"):
+        mibound.estimate(x.reshape(200, 2, 1), y)
+    with pytest.raises(ValueError, match="at least one column each"):
+        mibound.estimate(np.empty((200, 0)), y, estimators="ksg")
+    with pytest.raises(ValueError, match="invalid folds = 5: 3 rows allow at most 1 folds of 2 rows"):
+        mibound.estimate(x[:3], y[:3], estimators="infonce")
+    with pytest.raises(ValueError, match="ask for at least one"):
+        mibound.estimate(x, y, estimators=[])
+    with pytest.raises(ValueError, match="invalid seed = -1: must not be negative"):
+        mibound.estimate(x, y, estimators="ksg", seed=-1)
+
+
+def test_type_errors(xy):
+    x, y = xy
+    with pytest.raises(TypeError, match="x: expected an array of numbers"):
+        mibound.estimate([["a", "b"]], y)
+    with pytest.raises(TypeError, match="estimators: expected a string or a sequence of strings"):
+        mibound.estimate(x, y, estimators=[1, 2])
+    with pytest.raises(TypeError):
+        mibound.estimate(x, y, estimators="ksg", no_such_setting=3)
+
+
+def test_tasks_and_bounds_errors():
+    with pytest.raises(ValueError, match="unknown task 'no-such-task'"):
+        mibound.sample("no-such-task", 10)
+    with pytest.raises(ValueError, match="invalid n = 0: must be at least 1"):
+        mibound.sample("gaussian", 0)
+    with pytest.raises(ValueError, match=r"^score matrix: expected N × M with M ≥ N ≥ 2, got 3 × 2$"):
+        mibound.bounds.infonce(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="unknown bound 'bogus'"):
+        mibound.bounds.evaluate("bogus", np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="invalid"):
+        mibound.bounds.smile(np.zeros((3, 3)), tau=-1.0)
+
+
+@pytest.mark.parametrize(
+    "kind, exc, text",
+    [
+        ("shape", ValueError, "x: expected a, got b"),
+        ("parameter", ValueError, "invalid batch = 1: must be at least 2"),
+        ("non_finite", ValueError, "x has a non-finite value NaN at row 1, column 2"),
+        ("unknown", ValueError, "unknown estimator 'foo'; known: infonce"),
+        ("data", ValueError, "data.csv: row 2: not a number"),
+        ("format", ValueError, "checkpoint: bad JSON"),
+        ("io", OSError, "data.csv: disk on fire"),
+        ("diverged", RuntimeError, "training diverged at step 3: loss NaN"),
+        ("cancelled", KeyboardInterrupt, "cancelled"),
+    ],
+)
+def test_every_error_kind_maps_to_its_exception(kind, exc, text):
+    with pytest.raises(exc) as e:
+        _native._raise_error(kind)
+    assert type(e.value) is exc and str(e.value) == text
