@@ -1,6 +1,12 @@
-"""What calling mibound through Python costs: a 5000-sample estimate timed from Python
-(`mibound.estimate`, everything from the numpy arrays to the result object) and from Rust (the
-same `compare` call in a Rust program, python/examples/overhead.rs), alternating, with medians.
+"""What calling mibound through Python costs, two ways, on a 5000-sample estimate:
+
+1. alternating runs of the same estimate timed from Python (`mibound.estimate`, from the numpy
+   arrays to the result object) and from Rust (the same `compare` call in a Rust program,
+   python/examples/overhead.rs); medians and their ratio. On a loaded machine the run-to-run
+   spread of either side is larger than the overhead, so also:
+2. within each Python call, its time minus the library's `compare` time inside it
+   (`_native._last_compare_seconds`): what the bindings add (array conversion, the worker
+   thread, the result's conversion to Python objects), measured on the same run.
 
     python python/benchmarks/overhead.py [--repeats 7] [--steps 3000]
 
@@ -34,10 +40,10 @@ def main() -> None:
     np.save(tmp / "x.npy", x)
     np.save(tmp / "y.npy", y)
     print(f"{a.n} samples of a 20-d Gaussian with 2 nats; {a.repeats} alternating repeats; steps {a.steps}")
-    print("| estimators | Rust median (s) | Python median (s) | Python / Rust | runs (Rust; Python) |")
-    print("|---|---|---|---|---|")
+    print("| estimators | Rust median (s) | Python median (s) | Python / Rust | added by Python, median (ms) | added / compare | runs (Rust; Python) |")
+    print("|---|---|---|---|---|---|---|")
     for est in a.estimators.split(";"):
-        rust, py = [], []
+        rust, py, added, inner = [], [], [], []
         for _ in range(a.repeats):
             out = subprocess.run(
                 [a.rust, str(tmp / "x.npy"), str(tmp / "y.npy"), est, "0", str(a.steps)],
@@ -48,11 +54,15 @@ def main() -> None:
             started = time.perf_counter()
             c = mibound.estimate(x, y, estimators=est, seed=0, steps=a.steps)
             py.append(time.perf_counter() - started)
+            inner.append(mibound._native._last_compare_seconds())
+            added.append(py[-1] - inner[-1])
             # The same numbers, or the comparison is meaningless.
             assert [e.value for e in c.estimates] == r["values"], (r["values"], c)
         rm, pm = statistics.median(rust), statistics.median(py)
         fmt = lambda v: ", ".join(f"{t:.3f}" for t in v)
-        print(f"| {est} | {rm:.3f} | {pm:.3f} | {pm / rm:.4f} | {fmt(rust)}; {fmt(py)} |")
+        am = statistics.median(added)
+        share = statistics.median(a_ / i_ for a_, i_ in zip(added, inner))
+        print(f"| {est} | {rm:.3f} | {pm:.3f} | {pm / rm:.4f} | {am * 1e3:.2f} | {share * 100:.3f} % | {fmt(rust)}; {fmt(py)} |")
         sys.stdout.flush()
 
 

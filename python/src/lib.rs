@@ -18,8 +18,12 @@ use numpy::{PyArray2, PyArrayMethods, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
+
+/// The wall time of the last `compare` call in nanoseconds (for the overhead measurement,
+/// python/benchmarks/overhead.py: the time of a Python call minus this is what Python adds).
+static LAST_COMPARE_NANOS: AtomicU64 = AtomicU64::new(0);
 
 /// How often the calling thread checks for signals while an estimate runs.
 const SIGNAL_POLL: Duration = Duration::from_millis(20);
@@ -240,7 +244,12 @@ fn estimate(
     let (xm, ym) = (xi.matrix("x").map_err(py_err)?, yi.matrix("y").map_err(py_err)?);
     let (xv, yv) = (xm.view(), ym.view());
     let interrupt = Interrupt::default();
-    let run = |p: &Interrupt| compare(&specs, &settings, xv, yv, seed, Some(p as &dyn Progress));
+    let run = |p: &Interrupt| {
+        let started = std::time::Instant::now();
+        let c = compare(&specs, &settings, xv, yv, seed, Some(p as &dyn Progress));
+        LAST_COMPARE_NANOS.store(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        c
+    };
     let c: Comparison = run_released(py, &interrupt, || run(&interrupt))?.map_err(py_err)?;
     from_json(py, &c.to_json(unit).map_err(py_err)?)
 }
@@ -345,6 +354,13 @@ fn _raise_error(kind: &str) -> PyResult<()> {
     Err(py_err(e))
 }
 
+/// Seconds the library's `compare` took in the last `estimate` (the rest of the call is the
+/// bindings' overhead).
+#[pyfunction]
+fn _last_compare_seconds() -> f64 {
+    LAST_COMPARE_NANOS.load(Ordering::Relaxed) as f64 * 1e-9
+}
+
 /// The native part of the `mibound` package.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -353,6 +369,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sample, m)?)?;
     m.add_function(wrap_pyfunction!(bound, m)?)?;
     m.add_function(wrap_pyfunction!(_raise_error, m)?)?;
+    m.add_function(wrap_pyfunction!(_last_compare_seconds, m)?)?;
     m.add("ESTIMATORS", EstimatorSpec::NAMES)?;
     m.add("BOUNDS", BoundSpec::NAMES)?;
     m.add("PARAMETRIC_TASKS", Task::CATALOGUE.iter().map(|c| c.0).collect::<Vec<_>>())?;

@@ -71,3 +71,13 @@ def test_tasks_match_the_command_line(cli):
     ours = mibound.tasks()
     assert ours == suite and len(ours) >= 40
     assert ours[0].id == ours[0]["id"]
+
+
+def test_the_library_time_inside_a_call_is_recorded(gaussian):
+    import time
+
+    x, y = gaussian
+    started = time.perf_counter()
+    mibound.estimate(x, y, estimators="ksg")
+    total = time.perf_counter() - started
+    assert 0 < mibound._native._last_compare_seconds() <= total
