@@ -40,3 +40,27 @@ def test_interrupt_main_is_honoured_too():
     with pytest.raises(KeyboardInterrupt):
         mibound.estimate(x, y, estimators="infonce", steps=1_000_000, hidden=32, batch=32)
     assert time.perf_counter() - started < 3.0
+
+
+def test_the_gil_is_released_while_estimating():
+    x, y = mibound.sample("gaussian", 1000, 2, dim=3, mi=1.0)
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.005)
+
+    t = threading.Thread(target=count)
+    t.start()
+    try:
+        started = time.perf_counter()
+        mibound.estimate(x, y, estimators="infonce", steps=400, hidden=32, batch=32)
+        ended = time.perf_counter()
+    finally:
+        stop.set()
+        t.join()
+    during = [s for s in ticks if started < s < ended]
+    # A thread blocked on the GIL would not tick at all during the call.
+    assert ended - started > 0.2 and len(during) > 10, (ended - started, len(during))
