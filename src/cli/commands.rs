@@ -314,9 +314,8 @@ fn run_compare(
     seed: u64,
     quiet: bool,
 ) -> Result<Comparison> {
-    let critics: std::collections::BTreeSet<String> =
-        specs.iter().filter_map(|s| s.bound()).map(|b| b.to_string()).collect();
-    let bar = progress_bar(critics.len() as u64 * settings.neural.folds as u64 * settings.neural.max_steps, quiet);
+    let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
+    let bar = progress_bar(settings.neural.max_training_steps(&bounds), quiet);
     let inc = |k: u64| bar.inc(k);
     let c = compare(specs, settings, x.as_view(), y.as_view(), seed, Some(&inc));
     bar.finish_and_clear();

@@ -31,8 +31,11 @@ pub struct EstimateOpts {
         value_delimiter = ','
     )]
     pub estimators: Vec<String>,
-    /// Critic for the lower bounds: separable, cosine, bilinear, cpc, concat.
-    #[arg(long, default_value = "separable")]
+    /// Critic for the lower bounds: auto (each fold trains the separable critic of --hidden,
+    /// --embed and --weight-decay and a second one with hidden layers 256,256, embedding 32 and
+    /// weight decay 0.01, and keeps the one with the higher validation objective), or one
+    /// critic alone: separable, cosine, bilinear, cpc, concat.
+    #[arg(long, default_value = "auto")]
     pub critic: String,
     /// Hidden layer widths of the critics, comma-separated.
     #[arg(long, default_value = "512", value_delimiter = ',', allow_negative_numbers = true)]

@@ -45,7 +45,7 @@ mod spec;
 pub use crate::bounds::BoundKind as Kind;
 pub use compare::{Comparison, Unit, compare};
 pub use marginal::MarginalTransform;
-pub use neural::{Neural, NeuralConfig};
+pub use neural::{Alternative, Neural, NeuralConfig};
 pub use spec::{EstimatorSpec, Options, Settings};
 
 use crate::error::Result;

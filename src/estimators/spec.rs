@@ -5,7 +5,7 @@
 //! which parses back to the same estimator.
 
 use super::Estimator;
-use super::neural::{Neural, NeuralConfig};
+use super::neural::{Alternative, Neural, NeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::critics::{Activation, CriticSpec, Similarity};
 use crate::error::{Error, Result};
@@ -26,8 +26,10 @@ pub struct Settings {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Options {
-    /// Critic for the lower bounds: separable, cosine, bilinear, cpc, concat (or any name
-    /// [`CriticSpec::parse`] reads).
+    /// Critic for the lower bounds: `auto` (a separable critic from `hidden`, `embed` and
+    /// `weight_decay`, and each fold also trains [`Alternative::regularised`] and keeps the one
+    /// that validates higher), or one critic alone: separable, cosine, bilinear, cpc, concat (or
+    /// any name [`CriticSpec::parse`] reads).
     pub critic: String,
     /// Hidden layer widths of the critics (and of the conditional model q(y|x)).
     pub hidden: Vec<usize>,
@@ -51,7 +53,7 @@ impl Default for Options {
     /// The options that give [`Settings::default`].
     fn default() -> Self {
         Options {
-            critic: "separable".into(),
+            critic: "auto".into(),
             hidden: vec![512],
             embed: 32,
             batch: 256,
@@ -96,7 +98,7 @@ impl Options {
         let act = Activation::Relu;
         let hidden = self.hidden.clone();
         let critic = match self.critic.as_str() {
-            "separable" => CriticSpec::Separable {
+            "separable" | "auto" => CriticSpec::Separable {
                 hidden: hidden.clone(),
                 embed: self.embed,
                 activation: act,
@@ -114,6 +116,7 @@ impl Options {
             adam: AdamConfig { lr: self.lr, weight_decay: self.weight_decay, ..AdamConfig::default() },
             folds: self.folds,
             transform: self.transform.parse()?,
+            alternatives: if self.critic == "auto" { vec![Alternative::regularised()] } else { Vec::new() },
             ..NeuralConfig::default()
         };
         neural.validate()?;
