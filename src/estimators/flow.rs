@@ -12,7 +12,7 @@
 use super::{Diagnostics, Estimate, Estimator, Interval, Kind, check_inputs};
 use crate::error::Result;
 use crate::flows::{FitConfig, FitReport, GaussianisationConfig, Stop, entropy_difference, estimate};
-use nalgebra::DMatrixView;
+use nalgebra::{DMatrix, DMatrixView};
 
 /// Flow-Gaussianisation (`flow`, `flow:steps=N`).
 #[derive(Clone, Debug, PartialEq)]
@@ -24,21 +24,31 @@ pub struct FlowGaussian {
 impl FlowGaussian {
     /// The default configuration with at most `steps` joint training steps.
     pub fn new(steps: u64) -> Result<Self> {
-        if steps == 0 {
-            return Err(crate::Error::param("flow steps", 0, "must be at least 1"));
-        }
-        let d = GaussianisationConfig::default();
-        Ok(FlowGaussian { config: GaussianisationConfig { fit: FitConfig { max_steps: steps, ..d.fit }, ..d } })
+        Ok(FlowGaussian { config: with_steps("flow", steps, GaussianisationConfig::default())? })
+    }
+}
+
+/// `base` with at most `steps` training steps (an error for 0, naming `family`).
+fn with_steps(family: &str, steps: u64, base: GaussianisationConfig) -> Result<GaussianisationConfig> {
+    if steps == 0 {
+        return Err(crate::Error::param(&format!("{family} steps"), 0, "must be at least 1"));
+    }
+    Ok(GaussianisationConfig { fit: FitConfig { max_steps: steps, ..base.fit }, ..base })
+}
+
+/// The canonical name of a flow estimator: `family` at the default step limit,
+/// `family:steps=N` otherwise.
+pub(crate) fn canonical_name(family: &str, steps: u64) -> String {
+    if steps == GaussianisationConfig::default().fit.max_steps {
+        family.into()
+    } else {
+        format!("{family}:steps={steps}")
     }
 }
 
 impl Estimator for FlowGaussian {
     fn name(&self) -> String {
-        let default = GaussianisationConfig::default().fit.max_steps;
-        match self.config.fit.max_steps {
-            s if s == default => "flow".into(),
-            s => format!("flow:steps={s}"),
-        }
+        canonical_name("flow", self.config.fit.max_steps)
     }
 
     fn kind(&self) -> Kind {
@@ -46,10 +56,8 @@ impl Estimator for FlowGaussian {
     }
 
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
-        let started = std::time::Instant::now();
-        check_inputs(x, y, 10)?;
-        let cfg = GaussianisationConfig { seed, ..self.config.clone() };
-        let r = estimate(&x.clone_owned(), &y.clone_owned(), &cfg)?;
+        let run = Run::start(x, y, seed, &self.config)?;
+        let (cfg, r) = (&run.cfg, estimate(&run.x, &run.y, &run.cfg)?);
         let (low, high) = r.interval.unwrap_or((r.mi, r.mi));
         let mut d = Diagnostics { steps: Some(r.fit.steps), ..Default::default() };
         if let Stop::Diverged { step, what } = &r.fit.stop {
@@ -77,18 +85,7 @@ impl Estimator for FlowGaussian {
             d.values.insert("bias_corrected".into(), b);
         }
         let method = format!("basic bootstrap of the held-out read-off ({} resamples; training fixed)", cfg.bootstrap);
-        let mut e = Estimate::new(
-            self.name(),
-            "Flow (Gaussianisation)",
-            r.mi,
-            Interval::new(low, high, method),
-            Kind::Estimate,
-            (x.nrows(), x.ncols(), y.ncols()),
-        )
-        .with_settings(serde_json::to_value(&cfg).unwrap_or_default())
-        .with_diagnostics(d);
-        e.wall_seconds = started.elapsed().as_secs_f64();
-        Ok(e)
+        Ok(run.finish(self.name(), "Flow (Gaussianisation)", r.mi, Interval::new(low, high, method), d))
     }
 }
 
@@ -117,28 +114,14 @@ impl FlowEntropy {
     /// which pulls the estimate down, since the joint flow overfits most); fewer, deeper
     /// parameters overfit less. See docs/flows.md for the measured comparison.
     pub fn new(steps: u64) -> Result<Self> {
-        if steps == 0 {
-            return Err(crate::Error::param("flow-entropy steps", 0, "must be at least 1"));
-        }
-        let d = GaussianisationConfig::default();
-        Ok(FlowEntropy {
-            config: GaussianisationConfig {
-                blocks: 8,
-                hidden: vec![16, 16],
-                fit: FitConfig { max_steps: steps, ..d.fit },
-                ..d
-            },
-        })
+        let base = GaussianisationConfig { blocks: 8, hidden: vec![16, 16], ..GaussianisationConfig::default() };
+        Ok(FlowEntropy { config: with_steps("flow-entropy", steps, base)? })
     }
 }
 
 impl Estimator for FlowEntropy {
     fn name(&self) -> String {
-        let default = GaussianisationConfig::default().fit.max_steps;
-        match self.config.fit.max_steps {
-            s if s == default => "flow-entropy".into(),
-            s => format!("flow-entropy:steps={s}"),
-        }
+        canonical_name("flow-entropy", self.config.fit.max_steps)
     }
 
     fn kind(&self) -> Kind {
@@ -146,10 +129,8 @@ impl Estimator for FlowEntropy {
     }
 
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
-        let started = std::time::Instant::now();
-        check_inputs(x, y, 10)?;
-        let cfg = GaussianisationConfig { seed, ..self.config.clone() };
-        let r = entropy_difference(&x.clone_owned(), &y.clone_owned(), &cfg)?;
+        let run = Run::start(x, y, seed, &self.config)?;
+        let (cfg, r) = (&run.cfg, entropy_difference(&run.x, &run.y, &run.cfg)?);
         let half = 1.96 * r.se;
         let mut d =
             Diagnostics { steps: Some(r.fits.iter().map(|f| f.steps).sum()), folds: vec![r.mi], ..Default::default() };
@@ -170,18 +151,46 @@ impl Estimator for FlowEntropy {
             "normal, ±1.96 × sd of the {} held-out pointwise log-ratios / √{0} (flows fixed; training spread not included)",
             r.rows.2
         );
+        let interval = Interval::new(r.mi - half, r.mi + half, method);
+        Ok(run.finish(self.name(), "Flow (entropy difference)", r.mi, interval, d))
+    }
+}
+
+/// What both flow estimators do around their fit: check the input, put the estimate's seed in
+/// the configuration, time it, and wrap the result with its settings and diagnostics.
+struct Run {
+    started: std::time::Instant,
+    cfg: GaussianisationConfig,
+    x: DMatrix<f64>,
+    y: DMatrix<f64>,
+}
+
+impl Run {
+    fn start(
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        seed: u64,
+        config: &GaussianisationConfig,
+    ) -> Result<Run> {
+        let started = std::time::Instant::now();
+        check_inputs(x, y, 10)?;
+        let cfg = GaussianisationConfig { seed, ..config.clone() };
+        Ok(Run { started, cfg, x: x.clone_owned(), y: y.clone_owned() })
+    }
+
+    fn finish(self, name: String, label: &str, value: f64, interval: Interval, d: Diagnostics) -> Estimate {
         let mut e = Estimate::new(
-            self.name(),
-            "Flow (entropy difference)",
-            r.mi,
-            Interval::new(r.mi - half, r.mi + half, method),
+            name,
+            label,
+            value,
+            interval,
             Kind::Estimate,
-            (x.nrows(), x.ncols(), y.ncols()),
+            (self.x.nrows(), self.x.ncols(), self.y.ncols()),
         )
-        .with_settings(serde_json::to_value(&cfg).unwrap_or_default())
+        .with_settings(serde_json::to_value(&self.cfg).unwrap_or_default())
         .with_diagnostics(d);
-        e.wall_seconds = started.elapsed().as_secs_f64();
-        Ok(e)
+        e.wall_seconds = self.started.elapsed().as_secs_f64();
+        e
     }
 }
 

@@ -76,7 +76,7 @@ impl EstimatorSpec {
         for (family, entropy) in [("flow-entropy", true), ("flow", false)] {
             if let Some(rest) = s.strip_prefix(family).filter(|r| r.is_empty() || r.starts_with(':')) {
                 let steps = match rest.trim_start_matches(':') {
-                    "" => default_steps(),
+                    "" => crate::flows::GaussianisationConfig::default().fit.max_steps,
                     a => a.strip_prefix("steps=").unwrap_or(a).parse::<u64>().ok().filter(|&s| s > 0).ok_or_else(
                         || {
                             Error::param(
@@ -133,18 +133,13 @@ impl std::fmt::Display for EstimatorSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EstimatorSpec::Neural { bound } => write!(f, "{bound}"),
-            EstimatorSpec::Flow { steps } if *steps == default_steps() => write!(f, "flow"),
-            EstimatorSpec::Flow { steps } => write!(f, "flow:steps={steps}"),
-            EstimatorSpec::FlowEntropy { steps } if *steps == default_steps() => write!(f, "flow-entropy"),
-            EstimatorSpec::FlowEntropy { steps } => write!(f, "flow-entropy:steps={steps}"),
+            EstimatorSpec::Flow { steps } => write!(f, "{}", super::flow::canonical_name("flow", *steps)),
+            EstimatorSpec::FlowEntropy { steps } => {
+                write!(f, "{}", super::flow::canonical_name("flow-entropy", *steps))
+            }
             other => write!(f, "{}", super::classical::spec_name(other).unwrap_or_default()),
         }
     }
-}
-
-/// The flows' default step limit (`flow` and `flow-entropy` print without `:steps=` at it).
-fn default_steps() -> u64 {
-    crate::flows::GaussianisationConfig::default().fit.max_steps
 }
 
 impl std::str::FromStr for EstimatorSpec {
