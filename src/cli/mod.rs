@@ -21,8 +21,9 @@ pub struct Cli {
 pub struct EstimateOpts {
     /// Estimators to run, comma-separated: neural bounds (infonce, nwj, js, dv, mine, smile or
     /// smile:TAU, interpolated:ALPHA, l1out, club, club-sample, ba:H), classical (ksg[:k=K],
-    /// gaussian, copula, binned) and flow. The first lower bound is the headline estimate; KSG
-    /// (or the copula) is its cross-check. `--bounds` is an alias.
+    /// gaussian, copula, binned) and flows (flow[:steps=N], flow-entropy[:steps=N]). The first
+    /// lower bound is the headline estimate; KSG (or the copula) is its cross-check. `--bounds`
+    /// is an alias.
     #[arg(
         long,
         alias = "bounds",

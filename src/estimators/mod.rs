@@ -16,6 +16,7 @@
 //! | | `l1out`, `club`, `club-sample` | upper bound if q(y\|x) = p(y\|x) |
 //! | classical ([`classical`]) | `ksg[:k=5]`, `gaussian`, `copula`, `binned` | estimate |
 //! | flow-Gaussianisation ([`flow`]) | `flow[:steps=N]` | estimate |
+//! | flow entropy difference ([`flow`]) | `flow-entropy[:steps=N]` | estimate |
 //!
 //! [`compare`] runs several estimators on one data set (sharing what can be shared) and adds the
 //! diagnostics that need all of them.

@@ -157,11 +157,18 @@ pub enum EstimatorSpec {
         /// Joint training steps at most (default 4000).
         steps: u64,
     },
+    /// Three-flow entropy difference (`flow-entropy`, `flow-entropy:steps=N`;
+    /// [`super::flow::FlowEntropy`]).
+    #[serde(rename = "flow-entropy")]
+    FlowEntropy {
+        /// Training steps per flow at most (default 4000).
+        steps: u64,
+    },
 }
 
 impl EstimatorSpec {
     /// Every family name with its parameters, for error messages and `--help`.
-    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>, ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B], flow[:steps=N]";
+    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>, ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B], flow[:steps=N], flow-entropy[:steps=N]";
 
     /// Parses a name such as `infonce`, `smile:5` or `l1out`.
     pub fn parse(s: &str) -> Result<Self> {
@@ -172,19 +179,22 @@ impl EstimatorSpec {
         if let Some(classical) = super::classical::parse_spec(s) {
             return classical;
         }
-        if let Some(rest) = s.strip_prefix("flow").filter(|r| r.is_empty() || r.starts_with(':')) {
-            let default = crate::flows::GaussianisationConfig::default().fit.max_steps;
-            let steps = match rest.trim_start_matches(':') {
-                "" => default,
-                a => {
-                    let v = a.strip_prefix("steps=").unwrap_or(a);
-                    v.parse::<u64>()
-                        .ok()
-                        .filter(|&s| s > 0)
-                        .ok_or_else(|| Error::param("flow steps", a, "must be a whole number ≥ 1 (flow:steps=N)"))?
-                }
-            };
-            return Ok(EstimatorSpec::Flow { steps });
+        for (family, entropy) in [("flow-entropy", true), ("flow", false)] {
+            if let Some(rest) = s.strip_prefix(family).filter(|r| r.is_empty() || r.starts_with(':')) {
+                let steps = match rest.trim_start_matches(':') {
+                    "" => crate::flows::GaussianisationConfig::default().fit.max_steps,
+                    a => a.strip_prefix("steps=").unwrap_or(a).parse::<u64>().ok().filter(|&s| s > 0).ok_or_else(
+                        || {
+                            Error::param(
+                                &format!("{family} steps"),
+                                a,
+                                &format!("must be a whole number ≥ 1 ({family}:steps=N)"),
+                            )
+                        },
+                    )?,
+                };
+                return Ok(if entropy { EstimatorSpec::FlowEntropy { steps } } else { EstimatorSpec::Flow { steps } });
+            }
         }
         match BoundSpec::parse(s) {
             Ok(bound) => Ok(EstimatorSpec::Neural { bound }),
@@ -205,6 +215,7 @@ impl EstimatorSpec {
         match self {
             EstimatorSpec::Neural { bound } => Ok(Box::new(Neural::new(*bound, settings.neural.clone())?)),
             EstimatorSpec::Flow { steps } => Ok(Box::new(super::flow::FlowGaussian::new(*steps)?)),
+            EstimatorSpec::FlowEntropy { steps } => Ok(Box::new(super::flow::FlowEntropy::new(*steps)?)),
             _ => self.build_classical(),
         }
     }
@@ -228,10 +239,10 @@ impl std::fmt::Display for EstimatorSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EstimatorSpec::Neural { bound } => write!(f, "{bound}"),
-            EstimatorSpec::Flow { steps } if *steps == crate::flows::GaussianisationConfig::default().fit.max_steps => {
-                write!(f, "flow")
+            EstimatorSpec::Flow { steps } => write!(f, "{}", super::flow::canonical_name("flow", *steps)),
+            EstimatorSpec::FlowEntropy { steps } => {
+                write!(f, "{}", super::flow::canonical_name("flow-entropy", *steps))
             }
-            EstimatorSpec::Flow { steps } => write!(f, "flow:steps={steps}"),
             other => write!(f, "{}", super::classical::spec_name(other).unwrap_or_default()),
         }
     }
