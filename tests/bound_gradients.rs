@@ -53,6 +53,7 @@ fn dv_gradient() {
 #[test]
 fn js_gradient_is_the_f_gan_objective() {
     check("js", |_| Box::new(Js::new()), 2.0);
+    check("js-shifted", |_| Box::new(Js::shifted()), 2.0);
 }
 
 #[test]
