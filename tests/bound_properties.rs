@@ -19,9 +19,9 @@ fn all_specs() -> Vec<BoundSpec> {
         "interpolated:0.01",
         "interpolated:0.7",
     ]
-        .iter()
-        .map(|s| BoundSpec::parse(s).unwrap())
-        .collect()
+    .iter()
+    .map(|s| BoundSpec::parse(s).unwrap())
+    .collect()
 }
 
 fn matrix(n: usize) -> impl Strategy<Value = DMatrix<f64>> {

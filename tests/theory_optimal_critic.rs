@@ -125,7 +125,8 @@ fn nwj_at_f_star_plus_one_and_js_at_f_star_are_unbiased() {
             nwj.push(Bound::<f64>::value(&mut Nwj::new(), &s.add_scalar(1.0)).unwrap());
         }
         let minus_e = mi - (-1f64).exp();
-        for (name, v, want) in [("NWJ(f*+1)", &nwj, mi), ("JS-shifted(f*)", &js_shifted, mi), ("JS(f*)", &js, minus_e)] {
+        for (name, v, want) in [("NWJ(f*+1)", &nwj, mi), ("JS-shifted(f*)", &js_shifted, mi), ("JS(f*)", &js, minus_e)]
+        {
             let (m, se) = mean_se(v);
             println!("{name}: I = {mi}, mean {m:.4} ± {se:.4}, expected {want:.4}");
             assert!((m - want).abs() <= 3.0 * se, "{name} at I = {mi}: mean {m} not within 3 se ({se}) of {want}");
