@@ -254,7 +254,7 @@ pub fn linear_probe(tr: &nalgebra::DMatrix<f64>, ytr: &[usize], te: &nalgebra::D
 /// Uniformity and alignment against τ, and the linear-probe comparison of objectives.
 pub fn contrastive_experiments(o: &FigureOpts) -> Result<()> {
     use crate::contrastive::{WeightGradient, uniformity};
-    let (steps, seeds) = if o.quick { (20, 1u64) } else { (600, 3u64) };
+    let (steps, seeds) = if o.quick { (20, 1u64) } else { (600, 5u64) };
     let taus = [0.02, 0.1, 0.5, 1.0];
     #[derive(Serialize)]
     struct URow {
@@ -294,6 +294,14 @@ pub fn contrastive_experiments(o: &FigureOpts) -> Result<()> {
     };
     save_both(&fig, &o.out, "uniformity")?;
     write_jsonl(&o.path("uniformity.jsonl"), &urows)?;
+    let mut utable = String::from("| τ | uniformity, mean ± sd | probe accuracy, mean ± sd |\n|---|---|---|\n");
+    for &t in &taus {
+        let of = |f: fn(&URow) -> f64| crate::train::mean_std(urows.iter().filter(|r| r.tau == t).map(f));
+        let ((um, us), (pm, ps)) = (of(|r| r.uniformity), of(|r| r.probe));
+        utable += &format!("| {t} | {um:.3} ± {us:.3} | {pm:.3} ± {ps:.3} (n = {seeds}) |\n");
+    }
+    std::fs::write(o.path("uniformity.md"), utable)
+        .map_err(|source| crate::Error::Io { path: o.path("uniformity.md"), source })?;
     let objectives = [
         ("InfoNCE (NT-Xent)", Objective::InfoNce),
         ("debiased η⁺ = 1/8", Objective::Debiased(0.125)),

@@ -38,6 +38,24 @@ pub struct LevelRow {
     pub mse: f64,
     /// Steps in the window.
     pub window: u64,
+    /// The step at which the run diverged, when it did so in or before this level: the level
+    /// then has no statistics (mean, std, bias, variance and MSE are NaN, `null` in JSON).
+    pub diverged_at: Option<u64>,
+}
+
+impl LevelRow {
+    /// `"+0.12 / 0.03 / 0.05"` (bias / variance / MSE), or `"diverged at step k"`.
+    pub fn cell(&self) -> String {
+        match self.diverged_at {
+            Some(k) => format!("diverged at step {k}"),
+            None => format!("{:+.2} / {:.2} / {:.2}", self.bias, self.variance, self.mse),
+        }
+    }
+}
+
+/// The step at which a run diverged, from its termination (`"diverged at step k: …"`).
+fn diverged_step(r: &TrainResult<f32>) -> Option<u64> {
+    r.termination.strip_prefix("diverged at step ")?.split(':').next()?.trim().parse().ok()
 }
 
 fn bounds() -> Vec<BoundSpec> {
@@ -62,7 +80,7 @@ fn panel(r: &TrainResult<f32>, color: RGBColor, title: &str) -> Panel {
     Panel {
         title: title.into(),
         x_label: "training step".into(),
-        y_label: "MI estimate (nats)".into(),
+        y_label: "MI estimate (nats, clipped to [−2, 12])".into(),
         series: vec![
             Series::new("raw (each step)", raw, RGBColor(160, 160, 160), Style::Faint),
             Series::new("EMA (span 200)", smooth, color, Style::Line(2)),
@@ -75,23 +93,37 @@ fn panel(r: &TrainResult<f32>, color: RGBColor, title: &str) -> Panel {
     }
 }
 
+/// One row per level. A level in which the run diverged (or that it never reached) is
+/// "diverged at step k", without statistics: the steps before the divergence are not that
+/// level's window.
 fn level_rows(r: &TrainResult<f32>, task: &str, critic: &str, spl: u64, window: u64) -> Vec<LevelRow> {
-    r.levels(spl, window as f64 / spl as f64)
-        .into_iter()
-        .map(|w| {
-            let mi = w.true_mi.unwrap_or(f64::NAN);
-            let variance = w.std * w.std;
-            LevelRow {
-                task: task.into(),
-                critic: critic.into(),
-                bound: r.meta.bound_label.clone(),
-                true_mi: mi,
-                mean: w.mean,
-                std: w.std,
-                bias: w.mean - mi,
-                variance,
-                mse: (w.mean - mi).powi(2) + variance,
-                window: w.to - w.from,
+    let diverged = diverged_step(r);
+    let row = |mi: f64, mean: f64, std: f64, window: u64, diverged_at: Option<u64>| {
+        let variance = std * std;
+        LevelRow {
+            task: task.into(),
+            critic: critic.into(),
+            bound: r.meta.bound_label.clone(),
+            true_mi: mi,
+            mean,
+            std,
+            bias: mean - mi,
+            variance,
+            mse: (mean - mi).powi(2) + variance,
+            window,
+            diverged_at,
+        }
+    };
+    let windows = r.levels(spl, window as f64 / spl as f64);
+    LEVELS
+        .iter()
+        .enumerate()
+        .map(|(l, &level_mi)| {
+            let end = (l as u64 + 1) * spl;
+            match (diverged, windows.get(l)) {
+                (Some(k), _) if k < end => row(level_mi, f64::NAN, f64::NAN, 0, Some(k)),
+                (_, Some(w)) => row(w.true_mi.unwrap_or(f64::NAN), w.mean, w.std, w.to - w.from, None),
+                (_, None) => row(level_mi, f64::NAN, f64::NAN, 0, diverged),
             }
         })
         .collect()
@@ -166,11 +198,8 @@ pub fn bias_variance_table(rows: &[LevelRow], task: &str, critic: &str) -> Strin
         }
     }
     for b in labels {
-        let cells: Vec<String> = rows
-            .iter()
-            .filter(|r| r.task == task && r.critic == critic && r.bound == b)
-            .map(|r| format!("{:+.2} / {:.2} / {:.2}", r.bias, r.variance, r.mse))
-            .collect();
+        let cells: Vec<String> =
+            rows.iter().filter(|r| r.task == task && r.critic == critic && r.bound == b).map(LevelRow::cell).collect();
         let _ = writeln!(s, "| {b} | {} |", cells.join(" | "));
     }
     s
@@ -191,7 +220,7 @@ fn bias_variance(o: &FigureOpts, rows: &[LevelRow]) -> Result<()> {
             .map(|(k, b)| {
                 let pts = sel
                     .iter()
-                    .filter(|r| r.bound == *b)
+                    .filter(|r| r.bound == *b && r.diverged_at.is_none())
                     .map(|r| (r.true_mi, if log { f(r).max(1e-4).log10() } else { f(r) }))
                     .collect();
                 Series::new(b, pts, PALETTE[k % 8], Style::Line(2))
@@ -208,9 +237,9 @@ fn bias_variance(o: &FigureOpts, rows: &[LevelRow]) -> Result<()> {
         }
     };
     let fig = Figure {
-        title: "Bias, variance and MSE over the last 500 steps of each level (Gaussian, separable, N = 64)".into(),
+        title: "Bias, variance and MSE over the last 500 steps of each level (Gaussian, separable, N = 64; diverged levels omitted)".into(),
         panels: vec![
-            metric("bias", |r| r.bias.clamp(-8.0, 8.0), false),
+            metric("bias (clipped to [−8, 8]; the table has the values)", |r| r.bias.clamp(-8.0, 8.0), false),
             metric("variance", |r| r.variance, true),
             metric("MSE", |r| r.mse, true),
         ],
