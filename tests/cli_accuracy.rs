@@ -82,8 +82,8 @@ fn p_value(v: &serde_json::Value) -> f64 {
 }
 
 /// Independent data against a weakly dependent twin (same d, n and seed; I = 0.1 nats). The
-/// headline estimate on independent data is 0 almost by construction (the information-free
-/// critic is a candidate in validation), so it is not what this test rests on. What can fail:
+/// headline estimate on independent data is pulled to 0 by construction (the information-free
+/// critic is a candidate in validation), so its ±0.05 check is not what this test rests on. What can fail:
 /// - the independent data's permutation p-value must exceed 0.05 and `significant` be false
 ///   (the test is exact: under independence `P(p ≤ 0.05) ≤ 0.05`, so this fixed seed passes
 ///   with probability ≥ 0.95 and a leak of pairing information would make p small);
@@ -91,6 +91,10 @@ fn p_value(v: &serde_json::Value) -> f64 {
 ///   trained critic beat the information-free one on validation and kept it on held-out rows:
 ///   a pipeline that always returns 0 or never rejects independence fails here. At n = 2000
 ///   the KSG statistic's null spread is ≈ 0.01 nats, ten times below 0.1.
+///
+/// Measured (seed 2): independent p = 0.13, headline InfoNCE −0.010 [−0.023, 0.002] (trained
+/// critics won validation in some folds); twin p = 0.01 (the smallest value 99 permutations
+/// give), InfoNCE 0.063 [0.048, 0.079].
 #[test]
 fn independent_variables_give_zero_and_no_significance() {
     let v = estimate("indep", 5, 0.0, 2000, 2);

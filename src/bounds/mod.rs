@@ -152,6 +152,26 @@ pub trait Bound<T: Real>: Send {
         }
     }
 
+    /// Whether the bound takes a per-sample log-baseline `ln a(y_j)` (TUBA, I_α), which a
+    /// learned baseline module can supply through [`Bound::set_log_baseline`].
+    fn takes_log_baseline(&self) -> bool {
+        false
+    }
+
+    /// Sets the per-column log-baseline `ln a(y_j)` (length `N`) used by the next evaluations.
+    /// An error for bounds without one.
+    fn set_log_baseline(&mut self, log_a: &[T]) -> Result<()> {
+        let _ = log_a;
+        Err(Error::param("log baseline", self.name(), "this bound takes no baseline"))
+    }
+
+    /// `∂ objective / ∂ ln a(y_j)` of the last evaluation, one entry per column (empty for
+    /// bounds without a baseline). With a learned baseline this is the gradient the training
+    /// layer backpropagates into the baseline module.
+    fn log_baseline_grad(&self) -> &[T] {
+        &[]
+    }
+
     /// The bound's value alone (allocates a gradient buffer; use [`Bound::evaluate`] in loops).
     fn value(&mut self, scores: &DMatrix<T>) -> Result<f64> {
         let mut grad = DMatrix::zeros(scores.nrows(), scores.ncols());
@@ -219,6 +239,21 @@ impl<T: Real> LogBaseline<T> {
             LogBaseline::Constant(a) => *a,
             LogBaseline::PerSample(v) => v[j],
         }
+    }
+
+    /// Replaces the baseline by the per-sample values `log_a` (reusing the buffer).
+    pub(crate) fn set_per_sample(&mut self, log_a: &[T]) -> Result<()> {
+        if let Some(k) = log_a.iter().position(|v| !v.finite()) {
+            return Err(Error::param("log baseline", log_a[k], "must be finite"));
+        }
+        match self {
+            LogBaseline::PerSample(v) => {
+                v.clear();
+                v.extend_from_slice(log_a);
+            }
+            LogBaseline::Constant(_) => *self = LogBaseline::PerSample(log_a.to_vec()),
+        }
+        Ok(())
     }
 
     pub(crate) fn check(&self, n: usize) -> Result<()> {

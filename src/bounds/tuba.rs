@@ -35,16 +35,20 @@ pub(crate) fn tuba_eval<T: Real>(
 ///
 /// Unbiased for its expectation, tight when `f = a(y) + log p(y|x)/p(y)`; high variance when
 /// `I` is large because of the exponential term.
+///
+/// `∂/∂a_j = −Σ_i ∂/∂S_ij` (the value depends on column `j` only through `S_ij − a_j`), exposed
+/// by [`Bound::log_baseline_grad`] for a learned baseline.
 #[derive(Clone, Debug)]
 pub struct Tuba<T: Real = f32> {
     /// `ln a(y_j)`; set a per-sample baseline before each evaluation.
     pub log_baseline: LogBaseline<T>,
+    baseline_grad: Vec<T>,
 }
 
 impl<T: Real> Tuba<T> {
     /// TUBA with the given log-baseline.
     pub fn new(log_baseline: LogBaseline<T>) -> Self {
-        Tuba { log_baseline }
+        Tuba { log_baseline, baseline_grad: Vec::new() }
     }
 }
 
@@ -61,7 +65,21 @@ impl<T: Real> Bound<T> for Tuba<T> {
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         self.log_baseline.check(scores.ncols())?;
         let b = &self.log_baseline;
-        tuba_eval(scores, grad, |j| b.at(j))
+        let v = tuba_eval(scores, grad, |j| b.at(j))?;
+        let n = scores.nrows();
+        self.baseline_grad.clear();
+        self.baseline_grad
+            .extend(grad.as_slice().chunks_exact(n).map(|col| T::of(-col.iter().map(|g| g.to_f64()).sum::<f64>())));
+        Ok(v)
+    }
+    fn takes_log_baseline(&self) -> bool {
+        true
+    }
+    fn set_log_baseline(&mut self, log_a: &[T]) -> Result<()> {
+        self.log_baseline.set_per_sample(log_a)
+    }
+    fn log_baseline_grad(&self) -> &[T] {
+        &self.baseline_grad
     }
 }
 
