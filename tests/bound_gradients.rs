@@ -148,7 +148,8 @@ fn upper_bounds_and_ba_train_by_maximum_likelihood() {
 /// central differences in each baseline entry, including a dominant column entry.
 #[test]
 fn log_baseline_gradients_of_tuba_and_interpolated() {
-    let makers: Vec<(&str, Box<dyn Fn(Vec<f64>) -> Box<dyn Bound<f64>>>)> = vec![
+    type Maker = Box<dyn Fn(Vec<f64>) -> Box<dyn Bound<f64>>>;
+    let makers: Vec<(&str, Maker)> = vec![
         ("tuba", Box::new(|a| Box::new(Tuba::new(LogBaseline::PerSample(a))))),
         ("I_0", Box::new(|a| Box::new(Interpolated::new(0.0, LogBaseline::PerSample(a)).unwrap()))),
         ("I_0.01", Box::new(|a| Box::new(Interpolated::new(0.01, LogBaseline::PerSample(a)).unwrap()))),

@@ -11,6 +11,9 @@ use mibound::optim::AdamConfig;
 use mibound::train::{BaselineSpec, Data, LearnedBaseline, Schedule, TrainConfig, train};
 use nalgebra::DMatrix;
 
+/// Builds a fresh bound.
+type Maker = Box<dyn Fn() -> Box<dyn Bound<f64>>>;
+
 /// ∂objective/∂θ of the baseline network (MLP 3 → 5 → 1 on y), chained through the bound's
 /// `∂objective/∂ln a(y_j)`, against central differences of the objective in every parameter.
 #[test]
@@ -18,7 +21,7 @@ fn learned_baseline_gradient_through_tuba_and_interpolated() {
     let n = 6;
     let y = random_matrix(n, 3, 1.0, 11);
     let s = random_matrix(n, n, 1.5, 12);
-    let makers: Vec<(&str, Box<dyn Fn() -> Box<dyn Bound<f64>>>)> = vec![
+    let makers: Vec<(&str, Maker)> = vec![
         ("tuba", Box::new(|| Box::new(Tuba::new(LogBaseline::Constant(0.0))))),
         ("I_0.01", Box::new(|| Box::new(Interpolated::new(0.01, LogBaseline::Constant(0.0)).unwrap()))),
         ("I_0.5", Box::new(|| Box::new(Interpolated::new(0.5, LogBaseline::Constant(0.0)).unwrap()))),
