@@ -101,7 +101,7 @@ use the exact conditional `log p(y|x) = f* + log p(y)`.
 {
 let task = CorrelatedGaussian::with_mi(20, 2.0).unwrap();
 let mut g = rng(0);
-let names = ["infonce", "nwj", "js", "dv", "smile:5", "interpolated:0.5", "club", "loo"];
+let names = ["infonce", "nwj", "js", "js-shifted", "dv", "smile:5", "interpolated:0.5", "club", "loo"];
 let mut sums = vec![0.0; names.len()];
 let batches = 100;
 for _ in 0..batches {
@@ -120,8 +120,9 @@ for (n, s) in names.iter().zip(&sums) { println!("{n:>18}: {:.3}", s / batches a
 }
 """),
     md("""
-InfoNCE is slightly below I (its gap is at most `log(1 + (e^{2I} − 1)/N)`), NWJ and JS are
-unbiased, L1Out is a tight upper bound and CLUB a loose one (`d·ρ²/(1−ρ²)` for this task).
+InfoNCE is slightly below I (its gap is at most `log(1 + (e^{2I} − 1)/N)`), NWJ (at f* + 1) and
+`js-shifted` are unbiased, `js` (the literature's read-off NWJ(f)) reads I − 1/e at the JS optimum,
+L1Out is a tight upper bound and CLUB a loose one (`d·ρ²/(1−ρ²)` for this task).
 
 ## InfoNCE ≤ log N, and how it approaches I as N grows
 """),
