@@ -72,7 +72,7 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 /// medians 1.897 / 1.904 / 1.904 / 1.902, means 1.875 / 1.879 / **−0.969** / 1.871; `js` medians
 /// 1.578 / 1.583 / 1.582 / 1.584, means 1.579 / 1.584 / **0.533** / 1.581 (target 1.632). The
 /// bound `|m̄ − target| + t·sd/√K` measured 0.108 (`js-shifted`) and 0.055 (`js`); the run
-/// takes 8 × 10 000 steps at N = 128 (about 3 minutes on a quiet machine). Seed 2's critic is as good
+/// is 8 × 10 000 steps at N = 128 (955 s on the shared machine at load ≈ 10). Seed 2's critic is as good
 /// as the others' (its median agrees to 0.003); its read-off's mean is not.
 ///
 /// Tolerance: the acceptance threshold is 0.15 nats of optimisation bias (as for InfoNCE and
