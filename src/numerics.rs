@@ -98,6 +98,36 @@ pub fn offdiag_log_mean_exp<T: Real>(s: &[T], n: usize, g: impl Fn(T, usize) -> 
     (m.to_f64() + (sum / count).ln(), m)
 }
 
+/// Writes the gradient of a partition term `−c · Σ_{i≠j} e^{s_ij − a_j}` into a column-major
+/// `n × n` slice: `g_ij = −e^{s_ij − a_j − m} · e^{m + log_scale}` off the diagonal (with
+/// `log_scale = ln c`) and `diag` on it. `m` must be the maximum of `s_ij − a_j` over the
+/// off-diagonal entries (as returned by [`offdiag_log_mean_exp`]), so every exponential in `T` is
+/// at most 1 and cannot overflow; the common factor `e^{m + log_scale}` is computed in `f64`.
+///
+/// Where the exact gradient is larger than `T` can represent (NWJ at scores above
+/// `≈ 89 + ln n(n−1)` in `f32`), the common factor saturates at `T`'s largest finite value
+/// instead of becoming `+∞`: every off-diagonal entry is then scaled by the same factor (the
+/// largest becomes `T::MAX`), so the partition term's gradient keeps its direction and stays
+/// finite; the diagonal is not scaled.
+pub fn offdiag_exp_grad<T: Real>(
+    s: &[T],
+    g: &mut [T],
+    n: usize,
+    diag: T,
+    m: T,
+    log_scale: f64,
+    a: impl Fn(usize) -> T,
+) {
+    let max = T::max_finite().to_f64();
+    let scale = T::of((m.to_f64() + log_scale).exp().min(max));
+    for (j, (scol, gcol)) in s.chunks_exact(n).zip(g.chunks_exact_mut(n)).enumerate() {
+        let shift = a(j) + m;
+        for i in 0..n {
+            gcol[i] = if i == j { diag } else { -((scol[i] - shift).exp() * scale) };
+        }
+    }
+}
+
 /// Mean of the diagonal, accumulated in `f64`.
 pub fn diag_mean<T: Real>(s: &[T], n: usize) -> f64 {
     (0..n).map(|i| s[i * n + i].to_f64()).sum::<f64>() / n as f64

@@ -53,6 +53,7 @@ fn dv_gradient() {
 #[test]
 fn js_gradient_is_the_f_gan_objective() {
     check("js", |_| Box::new(Js::new()), 2.0);
+    check("js-shifted", |_| Box::new(Js::shifted()), 2.0);
 }
 
 #[test]
@@ -141,4 +142,54 @@ fn upper_bounds_and_ba_train_by_maximum_likelihood() {
     check("club-sample", |_| Box::new(ClubSample::new(3)), 1.0);
     check("loo", |_| Box::new(LeaveOneOut), 1.0);
     check("ba", |_| Box::new(BarberAgakov::new(2.5).unwrap()), 1.0);
+}
+
+/// `∂ objective / ∂ ln a(y_j)` of TUBA and I_α (what a learned baseline backpropagates) against
+/// central differences in each baseline entry, including a dominant column entry.
+#[test]
+fn log_baseline_gradients_of_tuba_and_interpolated() {
+    type Maker = Box<dyn Fn(Vec<f64>) -> Box<dyn Bound<f64>>>;
+    let makers: Vec<(&str, Maker)> = vec![
+        ("tuba", Box::new(|a| Box::new(Tuba::new(LogBaseline::PerSample(a))))),
+        ("I_0", Box::new(|a| Box::new(Interpolated::new(0.0, LogBaseline::PerSample(a)).unwrap()))),
+        ("I_0.01", Box::new(|a| Box::new(Interpolated::new(0.01, LogBaseline::PerSample(a)).unwrap()))),
+        ("I_0.5", Box::new(|a| Box::new(Interpolated::new(0.5, LogBaseline::PerSample(a)).unwrap()))),
+        ("I_0.99", Box::new(|a| Box::new(Interpolated::new(0.99, LogBaseline::PerSample(a)).unwrap()))),
+    ];
+    for (name, make) in &makers {
+        for (k, &n) in SIZES.iter().enumerate() {
+            let mut s = random_matrix(n, n, 1.5, 300 + k as u64);
+            if n > 3 {
+                s[(1, 2)] = 12.0;
+            }
+            let a: Vec<f64> = (0..n).map(|j| 0.4 * (j as f64).sin() - 0.2).collect();
+            let mut b = make(a.clone());
+            b.evaluate(&s, &mut DMatrix::zeros(n, n)).unwrap();
+            let analytic = b.log_baseline_grad().to_vec();
+            assert!(b.takes_log_baseline() && analytic.len() == n, "{name}");
+            // set_log_baseline must give the same gradient as construction with the same values.
+            let mut b2 = make(vec![0.0; n]);
+            b2.set_log_baseline(&a).unwrap();
+            b2.evaluate(&s, &mut DMatrix::zeros(n, n)).unwrap();
+            assert_eq!(b2.log_baseline_grad(), &analytic[..], "{name}: set_log_baseline");
+            let objective = make(a.clone()).evaluate(&s, &mut DMatrix::zeros(n, n)).unwrap().objective;
+            for j in 0..n {
+                let at = |d: f64| {
+                    let mut a2 = a.clone();
+                    a2[j] += d;
+                    make(a2).evaluate(&s, &mut DMatrix::zeros(n, n)).unwrap().objective
+                };
+                let numeric = (at(H) - at(-H)) / (2.0 * H);
+                // Truncation (h²/6 times a third derivative of order one: below 1e-10) plus
+                // the rounding of the two evaluations, each within 16 ulp of |objective|
+                // (about 7·10³ with the entry of 12), divided by 2h.
+                let tol = 1e-7 * numeric.abs().max(1.0) + 16.0 * f64::EPSILON * (objective.abs() + 1.0) / (2.0 * H);
+                assert!((analytic[j] - numeric).abs() < tol, "{name} N={n} a_{j}: {} vs {numeric}", analytic[j]);
+            }
+        }
+    }
+    // Bounds without a baseline refuse one and report no gradient.
+    let mut nwj = Nwj::new();
+    assert!(Bound::<f64>::set_log_baseline(&mut nwj, &[0.0, 0.0]).is_err());
+    assert!(Bound::<f64>::log_baseline_grad(&nwj).is_empty());
 }

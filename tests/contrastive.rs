@@ -70,6 +70,7 @@ fn debiased_loss_reduces_to_infonce_at_zero_prior_and_has_exact_gradients() {
     for (eta, w) in [(0.1, None), (0.3, Some(hard_negative_weights(&sn, 2.0)))] {
         let w = w.as_deref();
         let (_, dp, dn, de) = debiased(sp, &sn, &extra, eta, tau, w).unwrap();
+        // Given weights are constants: the numeric derivative holds them fixed.
         let f = |p: f64, n: &[f64], e: &[f64]| debiased(p, n, e, eta, tau, w).unwrap().0;
         assert!((dp - (f(sp + H, &sn, &extra) - f(sp - H, &sn, &extra)) / (2.0 * H)).abs() < 1e-7);
         for j in 0..4 {
@@ -89,6 +90,59 @@ fn debiased_loss_reduces_to_infonce_at_zero_prior_and_has_exact_gradients() {
     // negatives vanishes there.
     let (_, _, dn, _) = debiased(0.0, &[-5.0, -5.0], &[3.0], 0.5, tau, None).unwrap();
     assert!(dn.iter().all(|&v| v == 0.0));
+}
+
+/// Robinson et al.'s code differentiates through `imp = exp(β·s⁻)` (not detached): the
+/// numeric derivative recomputes the weights from the perturbed scores. The detached variant
+/// matches the derivative with the weights held at their unperturbed values. Both are checked,
+/// and they must differ (β ≠ 0), so a swapped implementation fails.
+#[test]
+fn hard_negative_gradient_through_and_detached_match_finite_differences() {
+    let (sp, sn, extra) = (1.3, [0.2, -0.4, 0.9, 0.1], [0.8, 1.1]);
+    let (tau, beta) = (0.5, 1.5);
+    for eta in [0.0, 0.2] {
+        let (_, dp, dn, de) = hard_negative(sp, &sn, &extra, eta, tau, beta, WeightGradient::Through).unwrap();
+        let f =
+            |p: f64, n: &[f64], e: &[f64]| hard_negative(p, n, e, eta, tau, beta, WeightGradient::Through).unwrap().0;
+        assert!((dp - (f(sp + H, &sn, &extra) - f(sp - H, &sn, &extra)) / (2.0 * H)).abs() < 1e-7);
+        let w0 = hard_negative_weights(&sn, beta);
+        let fixed = |n: &[f64]| debiased(sp, n, &extra, eta, tau, Some(&w0)).unwrap().0;
+        let (_, _, dn_det, _) = hard_negative(sp, &sn, &extra, eta, tau, beta, WeightGradient::Detached).unwrap();
+        for j in 0..4 {
+            let (mut up, mut down) = (sn, sn);
+            up[j] += H;
+            down[j] -= H;
+            let through = (f(sp, &up, &extra) - f(sp, &down, &extra)) / (2.0 * H);
+            assert!((dn[j] - through).abs() < 1e-7, "η⁺ = {eta}, negative {j}: {} vs {through}", dn[j]);
+            let detached = (fixed(&up) - fixed(&down)) / (2.0 * H);
+            assert!((dn_det[j] - detached).abs() < 1e-7, "detached negative {j}: {} vs {detached}", dn_det[j]);
+            assert!((dn[j] - dn_det[j]).abs() > 1e-3, "the two gradients must differ at β = {beta}");
+        }
+        for k in 0..2 {
+            let (mut up, mut d) = (extra, extra);
+            up[k] += H;
+            d[k] -= H;
+            assert!((de[k] - (f(sp, &sn, &up) - f(sp, &sn, &d)) / (2.0 * H)).abs() < 1e-7, "extra positive {k}");
+        }
+    }
+}
+
+/// Scores far beyond `exp`'s range (|s| = 1000, i.e. cosine 1 at τ = 0.001): the losses are
+/// shifted by the largest score, so they stay finite and equal the same loss on scores shifted
+/// down by a constant plus the shift's exact effect (the loss depends on differences only when
+/// η⁺ = 0 and the floor is not active).
+#[test]
+fn debiased_and_hard_negative_losses_do_not_overflow() {
+    let sn = [995.0, 990.0, 1000.0, -1000.0];
+    for gradient in [WeightGradient::Through, WeightGradient::Detached] {
+        let (l, dp, dn, _) = hard_negative(999.0, &sn, &[999.0], 0.0, 0.001, 1.0, gradient).unwrap();
+        let shifted: Vec<f64> = sn.iter().map(|v| v - 1000.0).collect();
+        let (l0, dp0, dn0, _) = hard_negative(-1.0, &shifted, &[-1.0], 0.0, 0.001, 1.0, gradient).unwrap();
+        assert!(l.is_finite() && (l - l0).abs() < 1e-9, "{l} vs {l0}");
+        assert!((dp - dp0).abs() < 1e-12 && dn.iter().zip(&dn0).all(|(a, b)| (a - b).abs() < 1e-12));
+    }
+    let (l, ..) = debiased(999.0, &sn, &[999.0], 0.1, 0.001, None).unwrap();
+    assert!(l.is_finite(), "{l}");
 }
 
 #[test]
@@ -137,8 +191,29 @@ fn alignment_uniformity_and_negative_weights_by_hand() {
     assert!((alignment(&a, &b, 2.0) - 0.5).abs() < 1e-12);
     // Two points at squared distance 1: log e^{−2·1} = −2.
     assert!((uniformity(&a, 2.0) + 2.0).abs() < 1e-12);
-    let w = negative_weights(&[0.9, 0.5, 0.1], 0.1);
-    assert!((w.iter().sum::<f64>() - 10.0).abs() < 1e-9 && w[0] > 0.9 * 10.0);
-    let w = negative_weights(&[0.9, 0.5, 0.1], 1.0);
-    assert!(w[0] < 0.5);
+    // ∂L/∂s⁻_j of L = −log(e^{s⁺/τ}/(e^{s⁺/τ} + Σ e^{s⁻/τ})), against finite differences of
+    // that loss written out here; the positive is in the denominator.
+    let (sp, sn) = (0.7f64, [0.9f64, 0.5, 0.1]);
+    for tau in [0.1f64, 1.0] {
+        let loss = |n: &[f64]| {
+            let z = (sp / tau).exp() + n.iter().map(|v| (v / tau).exp()).sum::<f64>();
+            -(sp / tau - z.ln())
+        };
+        let w = negative_weights(sp, &sn, tau);
+        for j in 0..3 {
+            let (mut up, mut down) = (sn, sn);
+            up[j] += H;
+            down[j] -= H;
+            let want = (loss(&up) - loss(&down)) / (2.0 * H);
+            assert!((w[j] - want).abs() < 1e-6 * want.abs().max(1.0), "τ = {tau}, negative {j}: {} vs {want}", w[j]);
+        }
+        // The negatives' weights plus the positive's share sum to 1/τ.
+        let pos_share = (sp / tau).exp() / ((sp / tau).exp() + sn.iter().map(|v| (v / tau).exp()).sum::<f64>());
+        assert!((w.iter().sum::<f64>() + pos_share / tau - 1.0 / tau).abs() < 1e-9);
+    }
+    // At τ = 0.02 over [−1, 1] the weights span about 2/(0.02·ln 10) ≈ 43 orders of magnitude.
+    let s: Vec<f64> = (0..=200).map(|k| -1.0 + k as f64 / 100.0).collect();
+    let w = negative_weights(0.8, &s, 0.02);
+    let span = w[200].log10() - w[0].log10();
+    assert!((span - 2.0 / (0.02 * 10f64.ln())).abs() < 1e-6, "span {span}");
 }

@@ -107,23 +107,29 @@ fn infonce_close_to_i_when_i_is_small_and_saturates_under_log_n_when_large() {
     assert!(log_n - big.mean < 0.5 * (10.0 - log_n), "saturation: the mean is much closer to log N than to I");
 }
 
+/// At the JS optimum `f* = log r`: NWJ(f* + 1) and the shifted read-off `js-shifted` are
+/// unbiased, and the literature's read-off `js` = NWJ(f*) = `E_p log r − e^{−1} E_q r` has mean
+/// `I − 1/e` exactly.
 #[test]
 fn nwj_at_f_star_plus_one_and_js_at_f_star_are_unbiased() {
     for (k, &mi) in [0.5, 1.0, 2.0].iter().enumerate() {
         let task = CorrelatedGaussian::with_mi(DIM, mi).unwrap();
         let mut g = rng(500 + k as u64);
         let n = 64;
-        let (mut nwj, mut js) = (Vec::new(), Vec::new());
+        let (mut nwj, mut js_shifted, mut js) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..400 {
             let (x, y) = task.sample(n, &mut g);
             let s = task.optimal_critic(&x, &y).unwrap();
+            js_shifted.push(Js::shifted().value(&s).unwrap());
             js.push(Js::new().value(&s).unwrap());
             nwj.push(Bound::<f64>::value(&mut Nwj::new(), &s.add_scalar(1.0)).unwrap());
         }
-        for (name, v) in [("NWJ(f*+1)", &nwj), ("JS(f*)", &js)] {
+        let minus_e = mi - (-1f64).exp();
+        for (name, v, want) in [("NWJ(f*+1)", &nwj, mi), ("JS-shifted(f*)", &js_shifted, mi), ("JS(f*)", &js, minus_e)]
+        {
             let (m, se) = mean_se(v);
-            println!("{name}: I = {mi}, mean {m:.4} ± {se:.4}");
-            assert!((m - mi).abs() <= 3.0 * se, "{name} at I = {mi}: mean {m} not within 3 se ({se}) of I");
+            println!("{name}: I = {mi}, mean {m:.4} ± {se:.4}, expected {want:.4}");
+            assert!((m - want).abs() <= 3.0 * se, "{name} at I = {mi}: mean {m} not within 3 se ({se}) of {want}");
         }
     }
 }

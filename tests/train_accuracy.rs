@@ -34,13 +34,67 @@ fn nwj_reaches_the_true_mi_within_5000_steps() {
     check(BoundSpec::Nwj, 5000);
 }
 
-/// The JS-trained critic learns the log density ratio more slowly than NWJ's: the logistic
-/// loss's gradient vanishes on confidently classified pairs. Measured with this configuration
-/// (seed 0): 1.835 after 5000 steps, 1.871 after 10 000. The tolerance stays 0.15; the budget
-/// is 10 000 steps (see the closing note of the training issue).
+/// Per seed, the mean and the median of the per-step values over the last 20 % of `steps`
+/// (d = 5, I = 2, N = 128, separable critic, seeds 0..seeds).
+fn over_seeds(bound: BoundSpec, steps: u64, seeds: u64) -> Vec<(f64, f64)> {
+    (0..seeds)
+        .map(|seed| {
+            let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
+            let mut cfg = TrainConfig::new(CriticSpec::poole_separable(), bound, 128, steps);
+            cfg.seed = seed;
+            let r = train::<f32>(&data, &cfg).unwrap();
+            let mean = r.tail(0.2).unwrap().mean;
+            let k = r.trace.len() / 5;
+            let mut tail: Vec<f64> = r.trace[r.trace.len() - k..].iter().map(|s| s.value).collect();
+            tail.sort_by(f64::total_cmp);
+            let median = tail[k / 2];
+            println!("{bound}: seed {seed}: tail mean {mean:.4}, tail median {median:.4}");
+            (mean, median)
+        })
+        .collect()
+}
+
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    (m, (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)).sqrt())
+}
+
+/// The JS-trained critic over four seeds. JS shares its critic with `js-shifted` (same
+/// objective, same seed, so the same critic); the two read-offs differ. At the JS optimum `js`
+/// (the literature's NWJ(f)) reads `I − 1/e` and `js-shifted` reads `I`
+/// (tests/theory_optimal_critic.rs). The logistic loss's gradient vanishes on confidently
+/// classified pairs, so the critic approaches the optimum slowly: the budget is 10 000 steps.
+///
+/// The statistic is each seed's **median** of the per-step values over the last 20 % of steps,
+/// not the mean: the NWJ read-off is heavy-tailed (an average of `e^{S_ij}`), and one batch with
+/// large off-diagonal scores moves a 2000-step mean by nats. Measured (seeds 0–3): `js-shifted`
+/// medians 1.897 / 1.904 / 1.904 / 1.902, means 1.875 / 1.879 / **−0.969** / 1.871; `js` medians
+/// 1.578 / 1.583 / 1.582 / 1.584, means 1.579 / 1.584 / **0.533** / 1.581 (target 1.632). The
+/// bound `|m̄ − target| + t·sd/√K` measured 0.108 (`js-shifted`) and 0.055 (`js`); the run
+/// is 8 × 10 000 steps at N = 128 (955 s on the shared machine at load ≈ 10). Seed 2's critic is as good
+/// as the others' (its median agrees to 0.003); its read-off's mean is not.
+///
+/// Tolerance: the acceptance threshold is 0.15 nats of optimisation bias (as for InfoNCE and
+/// NWJ above). The test requires the *upper 99 % confidence limit* of the bias to be within it:
+/// `|m̄ − target| + t_{0.995, K−1}·sd/√K ≤ 0.15`, with `m̄` and `sd` the mean and standard
+/// deviation of the K = 4 medians and `t_{0.995, 3} = 5.841`. The spread therefore enters the
+/// tolerance; a seed whose critic had not learned would raise `sd` and fail the test.
 #[test]
-fn js_reaches_the_true_mi_within_10000_steps() {
-    check(BoundSpec::Js, 10_000);
+fn js_reaches_its_optimum_read_off_over_seeds() {
+    const T_995_3: f64 = 5.841;
+    let seeds = 4;
+    let shifted = over_seeds(BoundSpec::JsShifted, 10_000, seeds);
+    let plain = over_seeds(BoundSpec::Js, 10_000, seeds);
+    for (name, v, target) in [("js-shifted", &shifted, 2.0), ("js", &plain, 2.0 - (-1f64).exp())] {
+        let (m, sd) = mean_sd(&v.iter().map(|p| p.0).collect::<Vec<_>>());
+        let (mm, msd) = mean_sd(&v.iter().map(|p| p.1).collect::<Vec<_>>());
+        println!(
+            "{name}: means {m:.4} ± {sd:.4}, medians {mm:.4} ± {msd:.4} (sd over {seeds} seeds), target {target:.4}"
+        );
+        let limit = (mm - target).abs() + T_995_3 * msd / (seeds as f64).sqrt();
+        assert!(limit <= 0.15, "{name}: |{mm:.4} − {target:.4}| + t·sd/√K = {limit:.4} > 0.15");
+    }
 }
 
 fn staircase(steps_per_level: u64) {

@@ -2,19 +2,15 @@
 
 use super::{Bound, BoundKind, BoundValue, prepare};
 use crate::error::{Error, Result};
-use crate::numerics::{diag_mean, log_add_exp, offdiag_log_mean_exp};
+use crate::numerics::{diag_mean, log_add_exp, offdiag_exp_grad, offdiag_log_mean_exp};
 use crate::real::Real;
 use nalgebra::DMatrix;
 
-/// Writes `∂/∂S_ii = 1/N`, `∂/∂S_ij = −e^{S_ij − log_denominator} / (N(N−1))`.
-fn partition_grad<T: Real>(s: &[T], g: &mut [T], n: usize, log_denominator: f64) {
-    let shift = T::of(log_denominator + ((n * (n - 1)) as f64).ln());
-    let inv_n = T::of(1.0 / n as f64);
-    for (j, (scol, gcol)) in s.chunks_exact(n).zip(g.chunks_exact_mut(n)).enumerate() {
-        for i in 0..n {
-            gcol[i] = if i == j { inv_n } else { -(scol[i] - shift).exp() };
-        }
-    }
+/// Writes `∂/∂S_ii = 1/N`, `∂/∂S_ij = −e^{S_ij − log_denominator} / (N(N−1))`, shifted by the
+/// maximum off-diagonal score `m` ([`offdiag_exp_grad`]).
+fn partition_grad<T: Real>(s: &[T], g: &mut [T], n: usize, m: T, log_denominator: f64) {
+    let log_scale = -log_denominator - ((n * (n - 1)) as f64).ln();
+    offdiag_exp_grad(s, g, n, T::of(1.0 / n as f64), m, log_scale, |_| T::zero());
 }
 
 /// Donsker–Varadhan lower bound
@@ -50,9 +46,9 @@ impl<T: Real> Bound<T> for Dv {
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         let n = prepare(scores, grad)?;
         let s = scores.as_slice();
-        let (lme, _) = offdiag_log_mean_exp(s, n, |v, _| v);
+        let (lme, m) = offdiag_log_mean_exp(s, n, |v, _| v);
         let value = diag_mean(s, n) - lme;
-        partition_grad(s, grad.as_mut_slice(), n, lme);
+        partition_grad(s, grad.as_mut_slice(), n, m, lme);
         Ok(BoundValue { value, objective: value })
     }
 }
@@ -105,14 +101,14 @@ impl<T: Real> Bound<T> for Mine {
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         let n = prepare(scores, grad)?;
         let s = scores.as_slice();
-        let (lme, _) = offdiag_log_mean_exp(s, n, |v, _| v);
+        let (lme, m) = offdiag_log_mean_exp(s, n, |v, _| v);
         let log_ema = match self.log_ema {
             None => lme,
             Some(prev) => log_add_exp((1.0 - self.rate).ln() + prev, self.rate.ln() + lme),
         };
         self.log_ema = Some(log_ema);
         let joint = diag_mean(s, n);
-        partition_grad(s, grad.as_mut_slice(), n, log_ema);
+        partition_grad(s, grad.as_mut_slice(), n, m, log_ema);
         Ok(BoundValue { value: joint - lme, objective: joint - (lme - log_ema).exp() })
     }
     fn state(&self) -> Vec<f64> {

@@ -18,7 +18,9 @@ use nalgebra::DMatrix;
 ///
 /// It also accepts an `N × M` matrix with `M > N`: the extra columns are further negatives (a
 /// MoCo queue of past keys, [`crate::critics::Moco`]); the value is then
-/// `log M + mean_i [S_ii − log Σ_j e^{S_ij}] ≤ log M`.
+/// `log M + mean_i [S_ii − log Σ_j e^{S_ij}] ≤ log M`. It is a lower bound on `I` only if the
+/// extra columns are scored by the same critic as the batch's (exchangeable candidates); a MoCo
+/// queue of keys from earlier encoder states is not, and the value is then an estimate.
 #[derive(Clone, Debug, Default)]
 pub struct InfoNce<T: Real = f32> {
     row_max: Vec<T>,

@@ -40,39 +40,59 @@ pub(crate) fn js_objective_grad<T: Real>(scores: &DMatrix<T>, grad: &mut DMatrix
 /// J(f) = E_p[−softplus(−f)] − E_{p(x)p(y)}[softplus(f)]      (maximised at f* = log p(y|x)/p(y))
 /// ```
 ///
-/// and the MI is read off with NWJ at the critic shifted by one, which makes it tight at the JS
-/// optimum:
+/// and the MI is read off with NWJ. Two read-offs are valid lower bounds for any critic; they
+/// differ by a constant shift of the critic:
 ///
 /// ```text
-/// value = I_NWJ(S + 1) = 1 + mean_i S_ii − mean_{i≠j} e^{S_ij}
+/// js          value = I_NWJ(S)     = TUBA(S − 1) = mean_i S_ii − e^{−1}·mean_{i≠j} e^{S_ij}
+/// js-shifted  value = I_NWJ(S + 1) = TUBA(S)     = 1 + mean_i S_ii − mean_{i≠j} e^{S_ij}
 /// ```
 ///
-/// Poole et al.'s `js_lower_bound` evaluates `I_NWJ(S)` without the shift, which at the JS
-/// optimum equals `I − 1/e`; the shifted form is still a valid lower bound for any `S` (it is
-/// NWJ of the critic `f + 1`) and is unbiased at the optimum.
+/// `js` (the default, [`Js::new`]) is the literature's read-off: Poole et al.'s
+/// `js_lower_bound` and the SMILE repository evaluate `NWJ(f) = TUBA(f − 1)`, so its values,
+/// variance and MSE are comparable with Poole et al.'s Fig. 2 and Song & Ermon's tables. At the
+/// JS optimum it equals `I − 1/e` (biased low by 0.368 nats).
+///
+/// `js-shifted` ([`Js::shifted`]) is tight at the JS optimum (it equals `I` there) but its
+/// partition term is `e` times larger, so that term's variance is `e² ≈ 7.4` times larger and it
+/// collapses sooner as `I` grows. Both share the training objective and its gradient.
 #[derive(Clone, Debug, Default)]
-pub struct Js;
+pub struct Js {
+    shifted: bool,
+}
 
 impl Js {
-    /// A new JS bound.
+    /// JS with the literature's read-off `I_NWJ(S)` (`js`).
     pub fn new() -> Self {
-        Js
+        Js { shifted: false }
+    }
+
+    /// JS with the shifted read-off `I_NWJ(S + 1)` (`js-shifted`), unbiased at the JS optimum.
+    pub fn shifted() -> Self {
+        Js { shifted: true }
+    }
+
+    /// Whether the read-off is the shifted `I_NWJ(S + 1)`.
+    pub fn is_shifted(&self) -> bool {
+        self.shifted
     }
 }
 
 impl<T: Real> Bound<T> for Js {
     fn name(&self) -> &'static str {
-        "js"
+        if self.shifted { "js-shifted" } else { "js" }
     }
     fn label(&self) -> String {
-        "JS".into()
+        if self.shifted { "JS (NWJ(f+1))".into() } else { "JS".into() }
     }
     fn kind(&self) -> BoundKind {
         BoundKind::Lower
     }
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
-        // NWJ(S + 1) = TUBA(S) with a ≡ 1, i.e. log-baseline 0; its gradient is overwritten.
-        let value = tuba_eval(scores, grad, |_| T::zero())?.value;
+        // NWJ(S) = TUBA(S) with log-baseline 1; NWJ(S + 1) = TUBA(S) with log-baseline 0. The
+        // TUBA gradient written into `grad` is overwritten by the training objective's.
+        let log_a = if self.shifted { T::zero() } else { T::one() };
+        let value = tuba_eval(scores, grad, |_| log_a)?.value;
         let objective = js_objective_grad(scores, grad);
         Ok(BoundValue { value, objective })
     }

@@ -42,7 +42,7 @@ impl<T: Real> Bound<T> for Smile {
         "smile"
     }
     fn label(&self) -> String {
-        format!("SMILE(τ={})", self.tau)
+        if self.tau.is_finite() { format!("SMILE(τ={})", self.tau) } else { "SMILE(τ=∞)".into() }
     }
     fn kind(&self) -> BoundKind {
         BoundKind::Estimate

@@ -2,7 +2,7 @@
 
 use super::{Bound, BoundKind, BoundValue, LogBaseline, prepare};
 use crate::error::Result;
-use crate::numerics::offdiag_log_mean_exp;
+use crate::numerics::{offdiag_exp_grad, offdiag_log_mean_exp};
 use crate::real::Real;
 use nalgebra::DMatrix;
 
@@ -15,19 +15,12 @@ pub(crate) fn tuba_eval<T: Real>(
 ) -> Result<BoundValue> {
     let n = prepare(scores, grad)?;
     let s = scores.as_slice();
-    let (lme, _) = offdiag_log_mean_exp(s, n, |v, j| v - log_a(j));
+    let (lme, m) = offdiag_log_mean_exp(s, n, |v, j| v - log_a(j));
     let joint = (0..n).map(|i| (s[i * n + i] - log_a(i)).to_f64()).sum::<f64>() / n as f64;
     let value = 1.0 + joint - lme.exp();
-    // ∂/∂S_ii = 1/N; ∂/∂S_ij = −e^{S_ij − a_j} / (N(N−1)), computed as one shifted exponent.
-    let log_count = T::of(((n * (n - 1)) as f64).ln());
-    let inv_n = T::of(1.0 / n as f64);
-    let g = grad.as_mut_slice();
-    for (j, (scol, gcol)) in s.chunks_exact(n).zip(g.chunks_exact_mut(n)).enumerate() {
-        let shift = log_a(j) + log_count;
-        for i in 0..n {
-            gcol[i] = if i == j { inv_n } else { -(scol[i] - shift).exp() };
-        }
-    }
+    // ∂/∂S_ii = 1/N; ∂/∂S_ij = −e^{S_ij − a_j} / (N(N−1)), shifted by the maximum exponent m.
+    let log_scale = -((n * (n - 1)) as f64).ln();
+    offdiag_exp_grad(s, grad.as_mut_slice(), n, T::of(1.0 / n as f64), m, log_scale, log_a);
     Ok(BoundValue { value, objective: value })
 }
 
@@ -42,16 +35,20 @@ pub(crate) fn tuba_eval<T: Real>(
 ///
 /// Unbiased for its expectation, tight when `f = a(y) + log p(y|x)/p(y)`; high variance when
 /// `I` is large because of the exponential term.
+///
+/// `∂/∂a_j = −Σ_i ∂/∂S_ij` (the value depends on column `j` only through `S_ij − a_j`), exposed
+/// by [`Bound::log_baseline_grad`] for a learned baseline.
 #[derive(Clone, Debug)]
 pub struct Tuba<T: Real = f32> {
     /// `ln a(y_j)`; set a per-sample baseline before each evaluation.
     pub log_baseline: LogBaseline<T>,
+    baseline_grad: Vec<T>,
 }
 
 impl<T: Real> Tuba<T> {
     /// TUBA with the given log-baseline.
     pub fn new(log_baseline: LogBaseline<T>) -> Self {
-        Tuba { log_baseline }
+        Tuba { log_baseline, baseline_grad: Vec::new() }
     }
 }
 
@@ -68,7 +65,21 @@ impl<T: Real> Bound<T> for Tuba<T> {
     fn evaluate(&mut self, scores: &DMatrix<T>, grad: &mut DMatrix<T>) -> Result<BoundValue> {
         self.log_baseline.check(scores.ncols())?;
         let b = &self.log_baseline;
-        tuba_eval(scores, grad, |j| b.at(j))
+        let v = tuba_eval(scores, grad, |j| b.at(j))?;
+        let n = scores.nrows();
+        self.baseline_grad.clear();
+        self.baseline_grad
+            .extend(grad.as_slice().chunks_exact(n).map(|col| T::of(-col.iter().map(|g| g.to_f64()).sum::<f64>())));
+        Ok(v)
+    }
+    fn takes_log_baseline(&self) -> bool {
+        true
+    }
+    fn set_log_baseline(&mut self, log_a: &[T]) -> Result<()> {
+        self.log_baseline.set_per_sample(log_a)
+    }
+    fn log_baseline_grad(&self) -> &[T] {
+        &self.baseline_grad
     }
 }
 

@@ -19,11 +19,11 @@ pub struct Cli {
 /// Training options shared by `estimate` and `bmi`.
 #[derive(Args, Debug, Clone)]
 pub struct EstimateOpts {
-    /// Estimators to run, comma-separated: neural bounds (infonce, nwj, js, dv, mine, smile or
-    /// smile:TAU, interpolated:ALPHA, l1out, club, club-sample, ba:H), classical (ksg[:k=K],
-    /// gaussian, copula, binned) and flows (flow[:steps=N], flow-entropy[:steps=N]). The first
-    /// lower bound is the headline estimate; KSG (or the copula) is its cross-check. `--bounds`
-    /// is an alias.
+    /// Estimators to run, comma-separated: neural bounds (infonce, nwj, js, js-shifted, dv,
+    /// mine, smile or smile:TAU, interpolated:ALPHA, l1out, club, club-sample, ba:H), classical
+    /// (ksg[:k=K], gaussian, copula, binned) and flows (flow[:steps=N], flow-entropy[:steps=N]).
+    /// The first lower bound is the headline estimate; KSG (or the copula) is its cross-check.
+    /// `--bounds` is an alias.
     #[arg(
         long,
         alias = "bounds",
@@ -315,7 +315,7 @@ pub struct ThroughputOpts {
 /// Options of `mibound train`; the defaults are Poole et al.'s configuration.
 #[derive(clap::Args, Clone, Debug)]
 pub struct TrainOpts {
-    /// The bound trained and reported (infonce, nwj, tuba, dv, mine, js, smile:TAU, ...).
+    /// The bound trained and reported (infonce, nwj, tuba, dv, mine, js, js-shifted, smile:TAU, ...).
     #[arg(long, default_value = "infonce")]
     pub bound: String,
     /// Critic: separable, cosine, bilinear, cpc, concat (gaussian for club/loo/ba).

@@ -196,8 +196,10 @@ pub fn supcon(s: &DMatrix<f64>, labels: &[usize], variant: SupConVariant) -> Res
 /// ```
 ///
 /// Returns `(L, ∂L/∂s⁺, ∂L/∂s⁻, ∂L/∂s⁺_extra)`. With `η⁺ = 0` and `g` above its floor this is
-/// InfoNCE's `−log(e^{s⁺}/(e^{s⁺} + Σ_j e^{s⁻_j}))`. With importance weights `w_j` (hard-negative
-/// sampling, [`hard_negative_weights`]) the negative mean becomes `mean_j w_j e^{s⁻_j}`.
+/// InfoNCE's `−log(e^{s⁺}/(e^{s⁺} + Σ_j e^{s⁻_j}))`. With given importance weights `w_j` the
+/// negative mean becomes `mean_j w_j e^{s⁻_j}` and the weights are constants for the gradient;
+/// for Robinson et al.'s hard negatives use [`hard_negative`], which can differentiate through
+/// them. Every exponential is shifted by the largest score, so scores of any magnitude are safe.
 pub fn debiased(
     s_pos: f64,
     s_neg: &[f64],
@@ -205,6 +207,64 @@ pub fn debiased(
     eta: f64,
     tau: f64,
     weights: Option<&[f64]>,
+) -> Result<(f64, f64, Vec<f64>, Vec<f64>)> {
+    if let Some(w) = weights
+        && w.len() != s_neg.len()
+    {
+        return Err(Error::Shape {
+            what: "debiased weights".into(),
+            expected: format!("{}", s_neg.len()),
+            got: format!("{}", w.len()),
+        });
+    }
+    debiased_impl(s_pos, s_neg, s_pos_extra, eta, tau, weights, None)
+}
+
+/// How the hard-negative importance weights enter the gradient.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightGradient {
+    /// The gradient flows through the weights, as in Robinson et al.'s implementation
+    /// (`imp = exp(β·log neg)` is not detached in their `hcl` code). The default.
+    #[default]
+    Through,
+    /// The weights are constants for the gradient (`imp.detach()`), the estimator's reading as
+    /// an importance-sampling estimate of `E_{q_β}[e^{s⁻}]` with a fixed proposal.
+    Detached,
+}
+
+/// The hard-negative contrastive loss (Robinson et al. 2021): [`debiased`] with importance
+/// weights `w_j = e^{β s⁻_j} / mean_k e^{β s⁻_k}` (mean 1, [`hard_negative_weights`]), so the
+/// negative term is `mean_j w_j e^{s⁻_j} = Σ_j e^{(1+β)s⁻_j} / Σ_k e^{β s⁻_k}`. With
+/// [`WeightGradient::Through`] (the paper's code) its derivative is
+/// `(w_j/N)·[(1 + β) e^{s⁻_j} − β·mean_k w_k e^{s⁻_k}]`; with [`WeightGradient::Detached`] it is
+/// `(w_j/N)·e^{s⁻_j}`. Returns `(L, ∂L/∂s⁺, ∂L/∂s⁻, ∂L/∂s⁺_extra)`.
+pub fn hard_negative(
+    s_pos: f64,
+    s_neg: &[f64],
+    s_pos_extra: &[f64],
+    eta: f64,
+    tau: f64,
+    beta: f64,
+    gradient: WeightGradient,
+) -> Result<(f64, f64, Vec<f64>, Vec<f64>)> {
+    if !beta.is_finite() {
+        return Err(Error::param("hard-negative β", beta, "must be finite"));
+    }
+    let w = hard_negative_weights(s_neg, beta);
+    let through = (gradient == WeightGradient::Through).then_some(beta);
+    debiased_impl(s_pos, s_neg, s_pos_extra, eta, tau, Some(&w), through)
+}
+
+/// [`debiased`] with optional weights; `through = Some(β)` differentiates through weights
+/// `w_j ∝ e^{β s⁻_j}`. All exponentials are taken relative to the largest score `M`.
+fn debiased_impl(
+    s_pos: f64,
+    s_neg: &[f64],
+    s_pos_extra: &[f64],
+    eta: f64,
+    tau: f64,
+    weights: Option<&[f64]>,
+    through: Option<f64>,
 ) -> Result<(f64, f64, Vec<f64>, Vec<f64>)> {
     let (n, m) = (s_neg.len(), s_pos_extra.len());
     if n == 0 || !(0.0..1.0).contains(&eta) || (eta > 0.0 && m == 0) || tau.is_nan() || tau <= 0.0 {
@@ -214,32 +274,40 @@ pub fn debiased(
             "need N ≥ 1, 0 ≤ η⁺ < 1, M ≥ 1 when η⁺ > 0, τ > 0",
         ));
     }
+    let big = s_neg.iter().chain(s_pos_extra).fold(s_pos, |a, &b| a.max(b));
     let w = |j: usize| weights.map_or(1.0, |w| w[j]);
-    let neg = (0..n).map(|j| w(j) * s_neg[j].exp()).sum::<f64>() / n as f64;
-    let pos = if m > 0 { s_pos_extra.iter().map(|v| v.exp()).sum::<f64>() / m as f64 } else { 0.0 };
+    // Everything below is the true quantity times e^{−M}; `big` is M.
+    let en: Vec<f64> = s_neg.iter().map(|v| (v - big).exp()).collect();
+    let ee: Vec<f64> = s_pos_extra.iter().map(|v| (v - big).exp()).collect();
+    let neg = (0..n).map(|j| w(j) * en[j]).sum::<f64>() / n as f64;
+    let pos = if m > 0 { ee.iter().sum::<f64>() / m as f64 } else { 0.0 };
     let raw = (neg - eta * pos) / (1.0 - eta);
-    let floor = (-1.0 / tau).exp();
+    let floor = (-1.0 / tau - big).exp();
     let clamped = raw < floor;
     let g = if clamped { floor } else { raw };
-    let (ep, ng) = (s_pos.exp(), n as f64 * g);
-    let loss = -(s_pos - (ep + ng).ln());
+    let (ep, ng) = ((s_pos - big).exp(), n as f64 * g);
+    let loss = (ep + ng).ln() + big - s_pos;
     let d_pos = -1.0 + ep / (ep + ng);
     let dg = n as f64 / (ep + ng);
     let (mut d_neg, mut d_extra) = (vec![0.0; n], vec![0.0; m]);
     if !clamped {
         for j in 0..n {
-            d_neg[j] = dg * w(j) * s_neg[j].exp() / (n as f64 * (1.0 - eta));
+            let d_mean = match through {
+                None => w(j) * en[j],
+                Some(beta) => w(j) * ((1.0 + beta) * en[j] - beta * neg),
+            };
+            d_neg[j] = dg * d_mean / (n as f64 * (1.0 - eta));
         }
         for k in 0..m {
-            d_extra[k] = -dg * eta * s_pos_extra[k].exp() / (m as f64 * (1.0 - eta));
+            d_extra[k] = -dg * eta * ee[k] / (m as f64 * (1.0 - eta));
         }
     }
     Ok((loss, d_pos, d_neg, d_extra))
 }
 
 /// Hard-negative importance weights (Robinson et al. 2021): `w_j ∝ e^{β s⁻_j}`, normalised to
-/// mean 1, so `mean_j w_j e^{s⁻_j}` estimates `E_{q_β}[e^{s⁻}]` with `q_β ∝ e^{β s} p⁻`. Treated as
-/// constants (no gradient flows through them), as in the paper's implementation.
+/// mean 1, so `mean_j w_j e^{s⁻_j}` estimates `E_{q_β}[e^{s⁻}]` with `q_β ∝ e^{β s} p⁻`. Whether
+/// the gradient flows through them is [`hard_negative`]'s choice ([`WeightGradient`]).
 pub fn hard_negative_weights(s_neg: &[f64], beta: f64) -> Vec<f64> {
     let mut w: Vec<f64> = s_neg.iter().map(|&v| beta * v).collect();
     softmax_in_place(&mut w);
@@ -368,10 +436,15 @@ pub fn uniformity(e: &DMatrix<f64>, t: f64) -> f64 {
     log_mean_exp(v.iter().copied())
 }
 
-/// The weight InfoNCE's gradient puts on each negative: `∂L/∂s_j = softmax(s/τ)_j / τ` — with a
-/// small τ it concentrates on the hardest negatives (Wang & Liu 2021).
-pub fn negative_weights(s: &[f64], tau: f64) -> Vec<f64> {
-    let mut w: Vec<f64> = s.iter().map(|&v| v / tau).collect();
-    softmax_in_place(&mut w);
-    w.into_iter().map(|v| v / tau).collect()
+/// The weight InfoNCE's gradient puts on each negative, with the positive in the denominator
+/// as in the loss `L = −log( e^{s⁺/τ} / (e^{s⁺/τ} + Σ_k e^{s⁻_k/τ}) )` (Wang & Liu 2021):
+///
+/// ```text
+/// ∂L/∂s⁻_j = (1/τ) · e^{s⁻_j/τ} / (e^{s⁺/τ} + Σ_k e^{s⁻_k/τ})
+/// ```
+///
+/// With a small τ it concentrates on the hardest negatives. Computed in log space (max-shifted).
+pub fn negative_weights(s_pos: f64, s_neg: &[f64], tau: f64) -> Vec<f64> {
+    let lse = log_sum_exp(std::iter::once(s_pos).chain(s_neg.iter().copied()).map(|v| v / tau));
+    s_neg.iter().map(|&v| (v / tau - lse).exp() / tau).collect()
 }

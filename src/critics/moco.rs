@@ -13,7 +13,11 @@ use nalgebra::DMatrix;
 /// MoCo as a critic: `S_ij = q̂_iᵀ k̂_j / τ` with `q = f_θq(x)`, `k = f_θk(y)` — one encoder
 /// architecture for both, so `dim_x = dim_y` — scored against the batch's keys (columns
 /// `0..N`, the joint pairs on the diagonal) **and** the `K` most recent keys of earlier batches
-/// (columns `N..N+K`, extra negatives). With InfoNCE the value is `log(N + K) − L`.
+/// (columns `N..N+K`, extra negatives). With InfoNCE the value is `log(N + K) − L`, which is
+/// **not a proven bound**: the queue's keys come from earlier key-encoder states, so the
+/// candidates of a row are not scored by one critic and are not exchangeable, which InfoNCE's
+/// proof needs. The `N × N` batch block alone (`log N − L_N`) is a lower bound; the queue value
+/// would be one if the queue were re-encoded by the current key encoder (docs/bounds.md, MoCo).
 ///
 /// Only `θq` is a parameter (the optimiser's vector); keys are constants for the gradient, as in
 /// MoCo. After each optimiser step ([`Critic::after_step`]) the key encoder follows

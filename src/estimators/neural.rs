@@ -279,7 +279,7 @@ pub struct NeuralRun {
 /// The training objective that trains a bound's critic: bounds with the same key share one.
 fn trainer_bound(b: &BoundSpec) -> BoundSpec {
     match b {
-        BoundSpec::Smile { .. } => BoundSpec::Js,
+        BoundSpec::Smile { .. } | BoundSpec::JsShifted => BoundSpec::Js,
         b if b.needs_log_density() => BoundSpec::Club,
         b => *b,
     }

@@ -168,7 +168,7 @@ pub enum EstimatorSpec {
 
 impl EstimatorSpec {
     /// Every family name with its parameters, for error messages and `--help`.
-    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, smile[:tau], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>, ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B], flow[:steps=N], flow-entropy[:steps=N]";
+    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, js-shifted, smile[:tau|inf], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>, ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B], flow[:steps=N], flow-entropy[:steps=N]";
 
     /// Parses a name such as `infonce`, `smile:5` or `l1out`.
     pub fn parse(s: &str) -> Result<Self> {

@@ -17,31 +17,35 @@ struct Row {
     weight: f64,
 }
 
-/// `∂L/∂s_j = softmax(s/τ)_j / τ` for 201 negatives with cosine similarities evenly spread over
-/// [−1, 1], at τ ∈ {0.02, 0.1, 0.5, 1}: a small τ puts nearly all the weight on the hardest
-/// (most similar) negatives, a large τ spreads it almost uniformly.
+/// The positive's partner score in [`temperature`]: the anchor's similarity to its positive.
+pub const TEMPERATURE_POSITIVE: f64 = 0.8;
+
+/// `∂L/∂s⁻_j = (1/τ)·e^{s⁻_j/τ} / (e^{s⁺/τ} + Σ_k e^{s⁻_k/τ})` (InfoNCE's softmax over the
+/// positive and the negatives, [`negative_weights`]) for 201 negatives with cosine similarities
+/// evenly spread over [−1, 1] and a positive at `s⁺ = 0.8`, at τ ∈ {0.02, 0.1, 0.5, 1}: a small
+/// τ puts nearly all the weight on the hardest (most similar) negatives, a large τ spreads it
+/// almost uniformly. Nothing is floored or clipped: at τ = 0.02 the weights span
+/// `2/(0.02·ln 10) ≈ 43` orders of magnitude, and the y-axis covers that.
 pub fn temperature(o: &FigureOpts) -> Result<()> {
     let s: Vec<f64> = (0..=200).map(|k| -1.0 + k as f64 / 100.0).collect();
     let mut rows = Vec::new();
     let mut series = Vec::new();
+    let mut lowest = 0.0f64;
     for (k, tau) in [0.02, 0.1, 0.5, 1.0].into_iter().enumerate() {
-        let w = negative_weights(&s, tau);
-        series.push(Series::new(
-            &format!("τ = {tau}"),
-            s.iter().zip(&w).map(|(&x, &v)| (x, v.max(1e-30).log10())).collect(),
-            PALETTE[k],
-            Style::Line(2),
-        ));
+        let w = negative_weights(TEMPERATURE_POSITIVE, &s, tau);
+        let pts: Vec<(f64, f64)> = s.iter().zip(&w).map(|(&x, &v)| (x, v.log10())).collect();
+        lowest = pts.iter().fold(lowest, |m, p| m.min(p.1));
+        series.push(Series::new(&format!("τ = {tau}"), pts, PALETTE[k], Style::Line(2)));
         rows.extend(s.iter().zip(&w).map(|(&x, &v)| Row { tau, similarity: x, weight: v }));
     }
     let fig = Figure {
         title: "Temperature and hard negatives in InfoNCE".into(),
         panels: vec![Panel {
-            title: "gradient weight of each of 201 negatives (similarities spread over [−1, 1])".into(),
+            title: "gradient weight of each of 201 negatives (similarities over [−1, 1], positive at s⁺ = 0.8)".into(),
             x_label: "similarity of the negative to the anchor".into(),
-            y_label: "log10 gradient weight exp(s/τ)/Σexp(s/τ)/τ".into(),
+            y_label: "log10 ∂L/∂s⁻ = log10 [exp(s⁻/τ)/(exp(s⁺/τ) + Σexp(s⁻/τ))/τ]".into(),
             series,
-            y_range: Some((-12.0, 2.0)),
+            y_range: Some(((lowest - 1.0).floor(), 2.0)),
             log_x: false,
             legend: Default::default(),
         }],
@@ -74,8 +78,9 @@ pub enum Objective {
     InfoNce,
     /// Debiased with class prior η⁺.
     Debiased(f64),
-    /// Debiased with hard-negative weights of concentration β.
-    Hard(f64, f64),
+    /// Debiased (η⁺) with hard-negative weights of concentration β, the gradient through the
+    /// weights or not.
+    Hard(f64, f64, crate::contrastive::WeightGradient),
     /// Supervised contrastive (`L_out`), using the labels.
     SupCon,
 }
@@ -87,24 +92,25 @@ fn objective_grad(
     labels: &[usize],
     tau: f64,
 ) -> crate::Result<(f64, nalgebra::DMatrix<f64>)> {
-    use crate::contrastive::{SupConVariant, debiased, hard_negative_weights, nt_xent, supcon};
+    use crate::contrastive::{SupConVariant, debiased, hard_negative, nt_xent, supcon};
     let m = s.nrows();
     let half = m / 2;
     match obj {
         Objective::InfoNce => nt_xent(s),
         Objective::SupCon => supcon(s, labels, SupConVariant::Out),
-        Objective::Debiased(eta) | Objective::Hard(eta, _) => {
+        Objective::Debiased(eta) | Objective::Hard(eta, ..) => {
             let mut grad = nalgebra::DMatrix::zeros(m, m);
             let mut loss = 0.0;
             for i in 0..m {
                 let p = (i + half) % m;
                 let negs: Vec<usize> = (0..m).filter(|&k| k != i && k != p).collect();
                 let sn: Vec<f64> = negs.iter().map(|&k| s[(i, k)]).collect();
-                let w = match obj {
-                    Objective::Hard(_, beta) => Some(hard_negative_weights(&sn, beta)),
-                    _ => None,
+                let (l, dp, dn, de) = match obj {
+                    Objective::Hard(_, beta, gradient) => {
+                        hard_negative(s[(i, p)], &sn, &[s[(i, p)]], eta, tau, beta, gradient)?
+                    }
+                    _ => debiased(s[(i, p)], &sn, &[s[(i, p)]], eta, tau, None)?,
                 };
-                let (l, dp, dn, de) = debiased(s[(i, p)], &sn, &[s[(i, p)]], eta, tau, w.as_deref())?;
                 loss += l;
                 grad[(i, p)] += (dp + de[0]) / m as f64;
                 for (j, &k) in negs.iter().enumerate() {
@@ -247,8 +253,8 @@ pub fn linear_probe(tr: &nalgebra::DMatrix<f64>, ytr: &[usize], te: &nalgebra::D
 
 /// Uniformity and alignment against τ, and the linear-probe comparison of objectives.
 pub fn contrastive_experiments(o: &FigureOpts) -> Result<()> {
-    use crate::contrastive::uniformity;
-    let (steps, seeds) = if o.quick { (20, 1u64) } else { (600, 3u64) };
+    use crate::contrastive::{WeightGradient, uniformity};
+    let (steps, seeds) = if o.quick { (20, 1u64) } else { (600, 5u64) };
     let taus = [0.02, 0.1, 0.5, 1.0];
     #[derive(Serialize)]
     struct URow {
@@ -288,10 +294,22 @@ pub fn contrastive_experiments(o: &FigureOpts) -> Result<()> {
     };
     save_both(&fig, &o.out, "uniformity")?;
     write_jsonl(&o.path("uniformity.jsonl"), &urows)?;
+    let mut utable = String::from("| τ | uniformity, mean ± sd | probe accuracy, mean ± sd |\n|---|---|---|\n");
+    for &t in &taus {
+        let of = |f: fn(&URow) -> f64| crate::train::mean_std(urows.iter().filter(|r| r.tau == t).map(f));
+        let ((um, us), (pm, ps)) = (of(|r| r.uniformity), of(|r| r.probe));
+        utable += &format!("| {t} | {um:.3} ± {us:.3} | {pm:.3} ± {ps:.3} (n = {seeds}) |\n");
+    }
+    std::fs::write(o.path("uniformity.md"), utable)
+        .map_err(|source| crate::Error::Io { path: o.path("uniformity.md"), source })?;
     let objectives = [
         ("InfoNCE (NT-Xent)", Objective::InfoNce),
         ("debiased η⁺ = 1/8", Objective::Debiased(0.125)),
-        ("hard negatives β = 1, η⁺ = 1/8", Objective::Hard(0.125, 1.0)),
+        (
+            "hard negatives β = 1, η⁺ = 1/8 (gradient through the weights, the paper's code)",
+            Objective::Hard(0.125, 1.0, WeightGradient::Through),
+        ),
+        ("hard negatives β = 1, η⁺ = 1/8 (weights detached)", Objective::Hard(0.125, 1.0, WeightGradient::Detached)),
         ("SupCon (labels)", Objective::SupCon),
     ];
     let mut table = String::from("| objective (τ = 0.5) | linear-probe accuracy, mean ± sd over seeds |\n|---|---|\n");

@@ -26,13 +26,17 @@ pub struct FigureOpts {
     pub quick: bool,
     /// Seed.
     pub seed: u64,
+    /// Only these staircase configurations (`gaussian-separable`, `cubic-separable`,
+    /// `gaussian-concat`), comma-separated; all when `None`.
+    pub only: Option<String>,
 }
 
 impl FigureOpts {
-    /// Parses `--out DIR`, `--quick` and `--seed S` from command-line arguments (other
+    /// Parses `--out DIR`, `--quick`, `--seed S` and `--only CONFIGS` (the staircase's
+    /// configurations, e.g. `gaussian-separable`) from command-line arguments (other
     /// arguments, such as cargo's `--bench`, are ignored). Default output: `target/figures`.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Self> {
-        let mut o = FigureOpts { out: PathBuf::from("target/figures"), quick: false, seed: 0 };
+        let mut o = FigureOpts { out: PathBuf::from("target/figures"), quick: false, seed: 0, only: None };
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
             match a.as_str() {
@@ -40,6 +44,7 @@ impl FigureOpts {
                     o.out = it.next().ok_or_else(|| Error::param("--out", "(missing)", "needs a directory"))?.into()
                 }
                 "--quick" => o.quick = true,
+                "--only" => o.only = it.next(),
                 "--seed" => {
                     let v = it.next().unwrap_or_default();
                     o.seed = v.parse().map_err(|_| Error::param("--seed", &v, "must be an integer"))?;

@@ -6,7 +6,7 @@ use crate::critics::CriticSpec;
 use crate::data::Task;
 use crate::error::{Error, Result};
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
-use crate::train::{Data, Schedule, TrainConfig, TrainResult, ema, sandwich as run_sandwich, train};
+use crate::train::{BaselineSpec, Data, Schedule, TrainConfig, TrainResult, ema, sandwich as run_sandwich, train};
 use plotters::style::{BLACK, RGBColor};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -38,12 +38,55 @@ pub struct LevelRow {
     pub mse: f64,
     /// Steps in the window.
     pub window: u64,
+    /// The step at which the run diverged, when it did so in or before this level: the level
+    /// then has no statistics (mean, std, bias, variance and MSE are NaN, `null` in JSON).
+    pub diverged_at: Option<u64>,
 }
 
-fn bounds() -> Vec<BoundSpec> {
+impl LevelRow {
+    /// `"+0.12 / 0.03 / 0.05"` (bias / variance / MSE), or `"diverged at step k"`.
+    pub fn cell(&self) -> String {
+        match self.diverged_at {
+            Some(k) => format!("diverged at step {k}"),
+            None => format!("{:+.2} / {:.2} / {:.2}", self.bias, self.variance, self.mse),
+        }
+    }
+}
+
+/// The step at which a run diverged, from its termination (`"diverged at step k: …"`).
+fn diverged_step(r: &TrainResult<f32>) -> Option<u64> {
+    r.termination.strip_prefix("diverged at step ")?.split(':').next()?.trim().parse().ok()
+}
+
+/// A bound of the staircase, with or without a learned log-baseline `a(y)`.
+type Job = (BoundSpec, bool);
+
+/// The separable staircases' bounds: Poole et al.'s set with their learned baseline for TUBA
+/// and I_α (α ∈ {0.01, 0.5, 0.99}, their sweep), I_α(0.01) with the constant baseline too,
+/// SMILE at Song & Ermon's τ ∈ {1, 5, ∞}, and both JS read-offs.
+fn bounds() -> Vec<Job> {
+    let constant = [
+        "infonce",
+        "nwj",
+        "js",
+        "js-shifted",
+        "dv",
+        "mine:0.01",
+        "smile:1",
+        "smile:5",
+        "smile:inf",
+        "interpolated:0.01",
+    ];
+    let learned = ["tuba:0", "interpolated:0.01", "interpolated:0.5", "interpolated:0.99"];
+    let parse = |s: &&str| BoundSpec::parse(s).unwrap_or(BoundSpec::InfoNce);
+    constant.iter().map(|s| (parse(s), false)).chain(learned.iter().map(|s| (parse(s), true))).collect()
+}
+
+/// The concat staircase's bounds (fewer: the concat critic is 4–6 times slower per step).
+fn concat_bounds() -> Vec<Job> {
     ["infonce", "nwj", "js", "dv", "mine:0.01", "smile:5", "interpolated:0.01"]
         .iter()
-        .map(|s| BoundSpec::parse(s).unwrap_or(BoundSpec::InfoNce))
+        .map(|s| (BoundSpec::parse(s).unwrap_or(BoundSpec::InfoNce), false))
         .collect()
 }
 
@@ -62,7 +105,7 @@ fn panel(r: &TrainResult<f32>, color: RGBColor, title: &str) -> Panel {
     Panel {
         title: title.into(),
         x_label: "training step".into(),
-        y_label: "MI estimate (nats)".into(),
+        y_label: "MI estimate (nats, clipped to [−2, 12])".into(),
         series: vec![
             Series::new("raw (each step)", raw, RGBColor(160, 160, 160), Style::Faint),
             Series::new("EMA (span 200)", smooth, color, Style::Line(2)),
@@ -75,48 +118,75 @@ fn panel(r: &TrainResult<f32>, color: RGBColor, title: &str) -> Panel {
     }
 }
 
+/// One row per level. A level in which the run diverged (or that it never reached) is
+/// "diverged at step k", without statistics: the steps before the divergence are not that
+/// level's window.
 fn level_rows(r: &TrainResult<f32>, task: &str, critic: &str, spl: u64, window: u64) -> Vec<LevelRow> {
-    r.levels(spl, window as f64 / spl as f64)
-        .into_iter()
-        .map(|w| {
-            let mi = w.true_mi.unwrap_or(f64::NAN);
-            let variance = w.std * w.std;
-            LevelRow {
-                task: task.into(),
-                critic: critic.into(),
-                bound: r.meta.bound_label.clone(),
-                true_mi: mi,
-                mean: w.mean,
-                std: w.std,
-                bias: w.mean - mi,
-                variance,
-                mse: (w.mean - mi).powi(2) + variance,
-                window: w.to - w.from,
+    let diverged = diverged_step(r);
+    let row = |mi: f64, mean: f64, std: f64, window: u64, diverged_at: Option<u64>| {
+        let variance = std * std;
+        LevelRow {
+            task: task.into(),
+            critic: critic.into(),
+            bound: r.meta.bound_label.clone(),
+            true_mi: mi,
+            mean,
+            std,
+            bias: mean - mi,
+            variance,
+            mse: (mean - mi).powi(2) + variance,
+            window,
+            diverged_at,
+        }
+    };
+    let windows = r.levels(spl, window as f64 / spl as f64);
+    LEVELS
+        .iter()
+        .enumerate()
+        .map(|(l, &level_mi)| {
+            let end = (l as u64 + 1) * spl;
+            match (diverged, windows.get(l)) {
+                (Some(k), _) if k < end => row(level_mi, f64::NAN, f64::NAN, 0, Some(k)),
+                (_, Some(w)) => row(w.true_mi.unwrap_or(f64::NAN), w.mean, w.std, w.to - w.from, None),
+                (_, None) => row(level_mi, f64::NAN, f64::NAN, 0, diverged),
             }
         })
         .collect()
 }
 
 /// The staircase figures (Gaussian and cubic with the separable critic, Gaussian with the
-/// concat critic), the bias–variance figure and table. Returns the per-level rows.
+/// concat critic, all at 4000 steps per level), the bias–variance figure and table. Returns the
+/// per-level rows.
 pub fn staircase(o: &FigureOpts) -> Result<Vec<LevelRow>> {
-    // Full: 4000 steps per level as Poole et al.; the concat critic (45 steps/s here) gets 1000.
-    let (spl, concat_spl, window) = if o.quick { (40, 10, 20) } else { (4000, 1000, 500) };
+    // Full: 4000 steps per level as Poole et al., for the concat critic too (their default).
+    let (spl, concat_spl, window) = if o.quick { (40, 40, 20) } else { (4000, 4000, 500) };
     let configs = [
         ("gaussian", Task::Gaussian { dim: 20 }, "separable", CriticSpec::poole_separable(), spl),
         ("cubic", Task::Cubic { dim: 20 }, "separable", CriticSpec::poole_separable(), spl),
         ("gaussian", Task::Gaussian { dim: 20 }, "concat", CriticSpec::poole_concat(), concat_spl),
     ];
-    let jobs: Vec<(usize, BoundSpec)> =
-        (0..configs.len()).rev().flat_map(|c| bounds().into_iter().map(move |b| (c, b))).collect();
+    let wanted = |c: usize| {
+        let name = format!("{}-{}", configs[c].0, configs[c].2);
+        o.only.as_deref().is_none_or(|only| only.split(',').any(|w| w.trim() == name))
+    };
+    let jobs: Vec<(usize, Job)> = (0..configs.len())
+        .rev()
+        .filter(|&c| wanted(c))
+        .flat_map(|c| {
+            let list = if configs[c].2 == "concat" { concat_bounds() } else { bounds() };
+            list.into_iter().map(move |b| (c, b))
+        })
+        .collect();
     let runs: Vec<Result<(usize, TrainResult<f32>)>> = jobs
         .par_iter()
-        .map(|&(c, b)| {
+        .map(|&(c, (b, learned))| {
             let (_, task, _, critic, spl) = &configs[c];
             let data = Data::stream(*task, Schedule::poole(*spl))?;
             let mut cfg = TrainConfig::new(critic.clone(), b, BATCH, 5 * spl);
             cfg.seed = o.seed;
             cfg.keep_diverged = true;
+            // Poole et al.'s baseline network: the critic's hidden layers, 256 × 2.
+            cfg.learned_baseline = learned.then(|| BaselineSpec { hidden: vec![256, 256] });
             Ok((c, train::<f32>(&data, &cfg)?))
         })
         .collect();
@@ -124,6 +194,9 @@ pub fn staircase(o: &FigureOpts) -> Result<Vec<LevelRow>> {
     let mut rows = Vec::new();
     for (c, (task, _, critic, _, spl)) in configs.iter().enumerate() {
         let mine: Vec<&TrainResult<f32>> = runs.iter().filter(|r| r.0 == c).map(|r| &r.1).collect();
+        if mine.is_empty() {
+            continue;
+        }
         let panels = mine
             .iter()
             .enumerate()
@@ -166,11 +239,8 @@ pub fn bias_variance_table(rows: &[LevelRow], task: &str, critic: &str) -> Strin
         }
     }
     for b in labels {
-        let cells: Vec<String> = rows
-            .iter()
-            .filter(|r| r.task == task && r.critic == critic && r.bound == b)
-            .map(|r| format!("{:+.2} / {:.2} / {:.2}", r.bias, r.variance, r.mse))
-            .collect();
+        let cells: Vec<String> =
+            rows.iter().filter(|r| r.task == task && r.critic == critic && r.bound == b).map(LevelRow::cell).collect();
         let _ = writeln!(s, "| {b} | {} |", cells.join(" | "));
     }
     s
@@ -191,7 +261,7 @@ fn bias_variance(o: &FigureOpts, rows: &[LevelRow]) -> Result<()> {
             .map(|(k, b)| {
                 let pts = sel
                     .iter()
-                    .filter(|r| r.bound == *b)
+                    .filter(|r| r.bound == *b && r.diverged_at.is_none())
                     .map(|r| (r.true_mi, if log { f(r).max(1e-4).log10() } else { f(r) }))
                     .collect();
                 Series::new(b, pts, PALETTE[k % 8], Style::Line(2))
@@ -208,9 +278,9 @@ fn bias_variance(o: &FigureOpts, rows: &[LevelRow]) -> Result<()> {
         }
     };
     let fig = Figure {
-        title: "Bias, variance and MSE over the last 500 steps of each level (Gaussian, separable, N = 64)".into(),
+        title: "Bias, variance and MSE over the last 500 steps of each level (Gaussian, separable, N = 64; diverged levels omitted)".into(),
         panels: vec![
-            metric("bias", |r| r.bias.clamp(-8.0, 8.0), false),
+            metric("bias (clipped to [−8, 8]; the table has the values)", |r| r.bias.clamp(-8.0, 8.0), false),
             metric("variance", |r| r.variance, true),
             metric("MSE", |r| r.mse, true),
         ],

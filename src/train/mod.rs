@@ -15,6 +15,7 @@
 //! }
 //! ```
 
+mod baseline;
 mod critic;
 mod problem;
 mod results;
@@ -22,6 +23,7 @@ mod runner;
 mod sandwich;
 mod step;
 
+pub use baseline::{BaselineSpec, LearnedBaseline};
 pub use critic::{CriticTrainer, evaluate_batches, random_batches};
 pub use problem::{Cursor, Data, Dataset, Schedule};
 pub use results::{MonitorTrace, RunMeta, StepRecord, TrainResult, Window, ema, mean_std};
@@ -75,6 +77,10 @@ pub struct TrainConfig {
     /// The gemm backend and the threads one step may use.
     #[serde(default)]
     pub compute: Compute,
+    /// A learned log-baseline `ln a(y)` (an MLP on y) for TUBA and I_α, trained with the
+    /// critic (Poole et al.'s baseline); `None`: the bound's constant baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learned_baseline: Option<BaselineSpec>,
 }
 
 impl TrainConfig {
@@ -95,6 +101,7 @@ impl TrainConfig {
             monitors: Vec::new(),
             keep_diverged: false,
             compute: Compute::default(),
+            learned_baseline: None,
         }
     }
 
@@ -136,7 +143,13 @@ pub fn trainer<'d, T: Real>(data: &'d Data, cfg: &TrainConfig) -> Result<(Critic
     let mut adam = Adam::new(cfg.adam.clone(), critic.n_params())?;
     adam.set_compute(cfg.compute);
     let bound = cfg.bound.build::<T>()?;
-    let step = TrainStep::new(critic, bound, adam, cfg.batch, dims).with_monitors(&cfg.monitors)?;
+    let mut step = TrainStep::new(critic, bound, adam, cfg.batch, dims).with_monitors(&cfg.monitors)?;
+    if let Some(spec) = &cfg.learned_baseline {
+        if cfg.checkpoint.is_some() {
+            return Err(Error::param("learned baseline", "checkpoint", "a learned baseline is not checkpointed"));
+        }
+        step = step.with_baseline(LearnedBaseline::new(spec, dims.1, cfg.adam.clone(), cfg.seed)?)?;
+    }
     let params = step.critic.init_params(cfg.init, cfg.seed);
     Ok((CriticTrainer::new(step, data, crate::rng::rng(data_seed(cfg.seed)), cfg.steps as usize), params))
 }
@@ -173,7 +186,10 @@ fn run<'o, T: Real>(data: &Data, cfg: &TrainConfig, observers: Vec<Box<dyn Obser
         return run(data, &cfg, observers);
     }
     let (mut model, params) = trainer::<T>(data, cfg)?;
-    let bound_label = model.step.bound.label();
+    let mut bound_label = model.step.bound.label();
+    if cfg.learned_baseline.is_some() {
+        bound_label += " + learned a(y)";
+    }
     let mut runner = Runner::new(cfg.steps);
     runner.early_stop = cfg.early_stop;
     runner.checkpoint = cfg.checkpoint.clone().map(|ck| (ck, cfg.fingerprint(T::type_name())));

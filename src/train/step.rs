@@ -49,6 +49,8 @@ pub struct TrainStep<T: Real> {
     s: DMatrix<T>,
     ds: DMatrix<T>,
     grads: Vec<T>,
+    /// A learned log-baseline `ln a(y)` feeding the bound (TUBA, I_α), trained on the same steps.
+    pub baseline: Option<super::baseline::LearnedBaseline<T>>,
 }
 
 impl<T: Real> TrainStep<T> {
@@ -75,7 +77,17 @@ impl<T: Real> TrainStep<T> {
             monitor_values: Vec::new(),
             scratch: DMatrix::zeros(batch, batch),
             grads: vec![T::zero(); np],
+            baseline: None,
         }
+    }
+
+    /// Adds a learned log-baseline; an error if the bound takes none.
+    pub fn with_baseline(mut self, baseline: super::baseline::LearnedBaseline<T>) -> Result<Self> {
+        if !self.bound.takes_log_baseline() {
+            return Err(Error::param("learned baseline", self.bound.name(), "only TUBA and I_α take a baseline"));
+        }
+        self.baseline = Some(baseline);
+        Ok(self)
     }
 
     /// Adds monitors (built for this scalar type).
@@ -110,6 +122,10 @@ impl<T: Real> TrainStep<T> {
         self.x.zip_apply(&self.x64, |a, b| *a = T::of(b));
         self.y.zip_apply(&self.y64, |a, b| *a = T::of(b));
         self.critic.scores(params, &self.x, &self.y, &mut self.s)?;
+        if let Some(b) = &mut self.baseline {
+            b.forward(&self.y, self.bound.as_mut())
+                .map_err(|e| Error::Diverged { step: step as usize, what: format!("learned baseline: {e}") })?;
+        }
         let v = self.bound.evaluate(&self.s, &mut self.ds)?;
         if !v.value.is_finite() || !v.objective.is_finite() {
             return Err(Error::Diverged {
@@ -130,6 +146,12 @@ impl<T: Real> TrainStep<T> {
             .ascend(params, &self.grads)
             .map_err(|_| Error::Diverged { step: step as usize, what: "gradient norm is not finite".into() })?;
         self.critic.after_step(params);
+        if let Some(b) = &mut self.baseline {
+            b.step(&self.y, self.bound.as_ref()).map_err(|_| Error::Diverged {
+                step: step as usize,
+                what: "learned baseline: gradient norm is not finite".into(),
+            })?;
+        }
         if step % PARAM_CHECK_EVERY == 0
             && let Some(k) = params.iter().position(|p| !p.finite())
         {

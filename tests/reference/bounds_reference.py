@@ -31,7 +31,8 @@ nwj = 1 + sum(S[i][i] - 1 for i in range(N)) / N - sum(math.exp(S[i][j] - 1) for
 a = [0.3, -0.2, 0.1, 0.5]  # per-column log-baseline ln a(y_j)
 tuba = 1 + sum(S[i][i] - a[i] for i in range(N)) / N - sum(math.exp(S[i][j] - a[j]) for i, j in off) / len(off)
 dv = diag_mean - math.log(sum(math.exp(S[i][j]) for i, j in off) / len(off))
-js_value = 1 + diag_mean - sum(math.exp(S[i][j]) for i, j in off) / len(off)  # NWJ(S + 1)
+js_value = diag_mean - sum(math.exp(S[i][j] - 1) for i, j in off) / len(off)  # NWJ(S), Poole's js_lower_bound
+js_shifted_value = 1 + diag_mean - sum(math.exp(S[i][j]) for i, j in off) / len(off)  # NWJ(S + 1)
 js_objective = -sum(softplus(-S[i][i]) for i in range(N)) / N - sum(softplus(S[i][j]) for i, j in off) / len(off)
 tau = 0.5
 smile = diag_mean - math.log(sum(math.exp(max(-tau, min(tau, S[i][j]))) for i, j in off) / len(off))
@@ -56,7 +57,7 @@ nce = -sum(
 ) / N
 
 for name, v in [
-    ("infonce", infonce), ("nwj", nwj), ("tuba", tuba), ("dv", dv), ("js_value", js_value),
+    ("infonce", infonce), ("nwj", nwj), ("tuba", tuba), ("dv", dv), ("js_value", js_value), ("js_shifted_value", js_shifted_value),
     ("js_objective", js_objective), ("smile_tau_0.5", smile),
     ("interpolated_alpha_0.3", interpolated(0.3, a)), ("interpolated_alpha_1", interpolated(1.0, a)),
     ("nce", nce),
