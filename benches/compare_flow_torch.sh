@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Throughput of one flow-Gaussianisation training step: mibound (examples/flows_throughput.rs)
 # against the same step in PyTorch (benches/torch_flow_step.py), one thread each, as a ratio.
-# Skipped (exit 0 with a message) when python3 or torch is missing.
+# Python: $MIBOUND_TORCH_PYTHON (default python3). Skipped (exit 0 with a message) when it or
+# torch is missing.
 #   benches/compare_flow_torch.sh [steps] [batch] [blocks]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-500}; batch=${2:-256}; blocks=${3:-4}
-if ! python3 -c "import torch" 2>/dev/null; then
-    echo "skipped: python3 with torch not available"
+py=${MIBOUND_TORCH_PYTHON:-python3}
+if ! "$py" -c "import torch" 2>/dev/null; then
+    echo "skipped: $py with torch not available (set MIBOUND_TORCH_PYTHON)"
     exit 0
 fi
 cargo build --release --example flows_throughput >/dev/null
 rust=$(target/release/examples/flows_throughput "$steps" "$batch" "$blocks")
-torch=$(python3 benches/torch_flow_step.py --steps "$steps" --batch "$batch" --blocks "$blocks" --threads 1)
+torch=$("$py" benches/torch_flow_step.py --steps "$steps" --batch "$batch" --blocks "$blocks" --threads 1)
 echo "$rust"
 echo "$torch"
 python3 - "$rust" "$torch" <<'PY'
