@@ -363,12 +363,18 @@ struct FoldOutcome {
     choice: usize,
 }
 
-/// The held-out rows of one fold: validation and test (the training rows are in its data),
-/// and the size of the test batches.
-struct FoldRows<'a> {
+/// What every critic of one fold trains and is evaluated on: the settings, the fold's
+/// transformed data (its training rows), its held-out validation and test rows, the size of
+/// the test batches, the fold's index and the progress callback.
+struct Fold<'a> {
+    cfg: &'a NeuralConfig,
+    eval_every: u64,
+    data: &'a Data,
     val: &'a [usize],
     test: &'a [usize],
     eval_batch: usize,
+    index: usize,
+    progress: Option<&'a dyn Progress>,
 }
 
 /// Mean log-likelihood, on the rows `test`, of the marginal model of `y`: independent Gaussians
@@ -397,18 +403,13 @@ struct Trained {
 }
 
 /// Trains `spec` with `adam` on the fold's training rows, validating on its validation rows.
-#[allow(clippy::too_many_arguments)]
 fn train_candidate(
-    cfg: &NeuralConfig,
-    eval_every: u64,
+    fold: &Fold<'_>,
     trainer: BoundSpec,
     (spec, adam): &(CriticSpec, AdamConfig),
-    data: &Data,
-    rows: &FoldRows<'_>,
-    fold: usize,
     seed: u64,
-    progress: Option<&dyn Progress>,
 ) -> Result<Trained> {
+    let Fold { cfg, eval_every, data, progress, .. } = *fold;
     let Data::Dataset(d) = data else { unreachable!("estimates train on data sets") };
     let dims = (d.x.ncols(), d.y.ncols());
     let critic = spec.build_with::<f32>(dims.0, dims.1, cfg.compute)?;
@@ -424,13 +425,13 @@ fn train_candidate(
     let step = TrainStep::new(critic, bound, adam, cfg.batch, dims);
     let mut model = CriticTrainer::new(step, data, rng(seed ^ 0x5EED), cfg.max_steps as usize).with_validation(
         trainer.build::<f32>()?,
-        random_batches(rows.val, cfg.batch, VALIDATION_BATCHES, seed ^ 0xBA7C),
+        random_batches(fold.val, cfg.batch, VALIDATION_BATCHES, seed ^ 0xBA7C),
     )?;
     let mut trace = Vec::new();
     let out = {
         let mut runner = Runner::new(cfg.max_steps)
             .validate(Validation { every: eval_every, patience: cfg.patience })
-            .observe(TraceRecorder { rows: &mut trace, fold, label });
+            .observe(TraceRecorder { rows: &mut trace, fold: fold.index, label });
         if let Some(f) = progress {
             runner = runner.observe(ProgressCounter::new(f, 50));
         }
@@ -451,18 +452,8 @@ fn train_candidate(
 /// Trains the critic(s) of `trainer` on the fold's training rows (validation on its validation
 /// rows), keeps the candidate with the highest validation objective, and evaluates the bounds
 /// `members` on its test rows.
-#[allow(clippy::too_many_arguments)]
-fn run_critic(
-    cfg: &NeuralConfig,
-    eval_every: u64,
-    trainer: BoundSpec,
-    members: &[(usize, BoundSpec)],
-    data: &Data,
-    rows: &FoldRows<'_>,
-    fold: usize,
-    seed: u64,
-    progress: Option<&dyn Progress>,
-) -> Result<FoldOutcome> {
+fn run_critic(fold: &Fold<'_>, trainer: BoundSpec, members: &[(usize, BoundSpec)], seed: u64) -> Result<FoldOutcome> {
+    let Fold { cfg, eval_every, data, .. } = *fold;
     let Data::Dataset(d) = data else { unreachable!("estimates train on data sets") };
     let label = trainer.build::<f32>()?.label();
     let candidates = cfg.candidates_for(&trainer);
@@ -471,7 +462,7 @@ fn run_critic(
     for (i, c) in candidates.iter().enumerate() {
         // The first candidate keeps the seed a single critic always had.
         let s = if i == 0 { seed } else { seed ^ (0xA17E_0000 + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) };
-        let t = train_candidate(cfg, eval_every, trainer, c, data, rows, fold, s, progress)?;
+        let t = train_candidate(fold, trainer, c, s)?;
         steps += t.out.records.len() as u64;
         if chosen.as_ref().is_none_or(|(_, b)| t.best_validation > b.best_validation) {
             chosen = Some((i, t));
@@ -484,18 +475,18 @@ fn run_critic(
     if let Termination::Diverged { step, what } = &out.termination {
         warnings.push(format!(
             "diverged: the {label} critic of fold {} diverged at step {step} ({what}); its last validated parameters (step {best}) are used",
-            fold + 1
+            fold.index + 1
         ));
     }
     if out.termination == Termination::MaxSteps && best + eval_every >= cfg.max_steps {
         warnings.push(format!(
             "not converged: the {label} critic of fold {} was still improving on validation data at the step limit ({}); raise --steps",
-            fold + 1,
+            fold.index + 1,
             cfg.max_steps
         ));
     }
     let mut bounds: Vec<Box<dyn Bound<f32>>> = members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
-    let test_batches = random_batches(rows.test, rows.eval_batch, TEST_BATCHES, seed ^ 0x7E57);
+    let test_batches = random_batches(fold.test, fold.eval_batch, TEST_BATCHES, seed ^ 0x7E57);
     let vals = evaluate_batches(critic.as_mut(), &out.params, &mut bounds, &d.x, &d.y, &test_batches)?;
     // A conditional model's objective is its mean log-likelihood log q(y_i|x_i): compare it with
     // the marginal model's on the same rows.
@@ -599,13 +590,8 @@ pub fn estimate_bounds(
             let fx = cfg.transform.fit(&xs, &fit_and_val, "x")?.apply(&xs);
             let fy = cfg.transform.fit(&ys, &fit_and_val, "y")?.apply(&ys);
             let fold_data = Data::Dataset(Dataset { x: fx, y: fy, train: train.clone(), test: val.clone() });
-            let rows = FoldRows { val: &val, test, eval_batch };
-            groups
-                .iter()
-                .map(|(t, members)| {
-                    run_critic(cfg, eval_every, *t, members, &fold_data, &rows, f, critic_seed(seed, f, t), progress)
-                })
-                .collect()
+            let fold = Fold { cfg, eval_every, data: &fold_data, val: &val, test, eval_batch, index: f, progress };
+            groups.iter().map(|(t, members)| run_critic(&fold, *t, members, critic_seed(seed, f, t))).collect()
         })
         .collect();
     let mut per_bound = vec![Vec::new(); bounds.len()];
