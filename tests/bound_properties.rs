@@ -1,7 +1,7 @@
 //! Properties that hold for every score matrix: InfoNCE ≤ log N, gradients that sum as the
 //! formulas say, and no overflow at |S| = 200 in f32.
 
-use mibound::bounds::{Bound, BoundSpec, InfoNce};
+use mibound::bounds::{Bound, BoundSpec, InfoNce, Interpolated, LogBaseline};
 use nalgebra::DMatrix;
 use proptest::prelude::*;
 
@@ -41,6 +41,22 @@ proptest! {
         let v32 = InfoNce::<f32>::new().value(&s.map(|x| x as f32)).unwrap();
         // f32 rounding of the inputs moves the value by at most a few ulps of |S| ≤ 80.
         prop_assert!(v32 <= n.ln() + 1e-4, "f32 InfoNCE {} > log N {}", v32, n.ln());
+    }
+
+    /// I_α's ceiling per batch. Its positive term `S_ii − B_ki` has `B_ki ≥ log(α e^{S_ii}/(N−1))`
+    /// (column i without row k still holds the positive), so it is at most `log((N−1)/α)`; the
+    /// partition term is `1 − (non-negative)`. Hence `I_α ≤ 1 + log((N−1)/α)` for every critic
+    /// and baseline: above the `log(N/α)` one might expect, which the α = 0.99 staircase exceeds.
+    #[test]
+    fn interpolated_never_exceeds_one_plus_log_n_minus_one_over_alpha(
+        s in (3usize..30).prop_flat_map(matrix),
+        alpha in 0.01f64..1.0,
+        a in -40.0f64..40.0,
+    ) {
+        let n = s.nrows() as f64;
+        let v = Interpolated::<f64>::new(alpha, LogBaseline::Constant(a)).unwrap().value(&s).unwrap();
+        let ceiling = 1.0 + ((n - 1.0) / alpha).ln();
+        prop_assert!(v <= ceiling + 1e-9, "I_α {} > 1 + log((N−1)/α) = {}", v, ceiling);
     }
 
     /// Each InfoNCE gradient row sums to zero (softmax minus a one-hot, over N).
@@ -146,4 +162,20 @@ fn vectorised_f32_exp_is_within_two_ulp_of_the_library() {
     let mut edge = [-100.0f32, 100.0, 0.0, f32::NEG_INFINITY];
     mibound::numerics::exp_in_place(&mut edge);
     assert_eq!(edge, [0.0, f32::INFINITY, 1.0, 0.0]);
+}
+
+/// The ceiling above is attained: a critic with a dominant diagonal (S_ii = 30, others −30) and
+/// a baseline between them (ln a = 0, so the negatives' partition term `e^{S_ki − B_ii}` is
+/// about `e^{−30}/(1 − α)`) reads `1 + log((N−1)/α)` to within such terms, so the `log(N/α)` sometimes quoted for I_α is not a ceiling of this
+/// leave-one-out form (N = 64, α = 0.99: 5.154 against 4.169).
+#[test]
+fn interpolated_ceiling_is_attained() {
+    for (n, alpha) in [(64usize, 0.99), (64, 0.5), (8, 0.01)] {
+        let s = DMatrix::<f64>::from_fn(n, n, |i, j| if i == j { 30.0 } else { -30.0 });
+        let v = Interpolated::<f64>::new(alpha, LogBaseline::Constant(0.0)).unwrap().value(&s).unwrap();
+        let ceiling = 1.0 + ((n as f64 - 1.0) / alpha).ln();
+        assert!((v - ceiling).abs() < 1e-6, "n {n} α {alpha}: I_α {v}, ceiling {ceiling}");
+        // The gap is 1 + log(1 − 1/N) ≥ 0.86 for N ≥ 8.
+        assert!(v > (n as f64 / alpha).ln() + 0.85, "n {n} α {alpha}: I_α {v} not above log(N/α)");
+    }
 }

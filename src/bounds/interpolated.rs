@@ -17,7 +17,8 @@ use nalgebra::DMatrix;
 ///
 /// `α = 0` is TUBA with baseline `a`; `α = 1` is a leave-one-out InfoNCE (normalised over the
 /// `x` candidates of each `y`). Intermediate α trades InfoNCE's low variance against TUBA's low
-/// bias: `I_α ≤ log(N/α)` in expectation rather than `log N`.
+/// bias: for every critic and baseline `I_α ≤ 1 + log((N−1)/α)` per batch (the positive term is
+/// at most `log((N−1)/α)`, the partition term at most 1), rather than InfoNCE's `log N`.
 ///
 /// The gradient is exact (derived by hand, checked by finite differences); leave-one-out sums
 /// that would cancel catastrophically (the column maximum left out) are summed directly. The
