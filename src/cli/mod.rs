@@ -33,9 +33,10 @@ pub struct EstimateOpts {
     )]
     pub estimators: Vec<String>,
     /// Critic for the lower bounds: auto (each fold trains the separable critic of --hidden,
-    /// --embed and --weight-decay and a second one with hidden layers 256,256, embedding 32 and
-    /// weight decay 0.01, and keeps the one with the higher validation objective), or one
-    /// critic alone: separable, cosine, bilinear, cpc, concat.
+    /// --embed and --weight-decay and two more with hidden layers 256,256, embedding 32 and
+    /// weight decay 0.01, one with ReLU and one with softplus units, and keeps the one with the
+    /// highest validation objective), or one critic alone: separable, cosine, bilinear, cpc,
+    /// concat.
     #[arg(long, default_value = "auto")]
     pub critic: String,
     /// Hidden layer widths of the critics, comma-separated.

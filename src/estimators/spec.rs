@@ -27,8 +27,8 @@ pub struct Settings {
 #[non_exhaustive]
 pub struct Options {
     /// Critic for the lower bounds: `auto` (a separable critic from `hidden`, `embed` and
-    /// `weight_decay`, and each fold also trains [`Alternative::regularised`] and keeps the one
-    /// that validates higher), or one critic alone: separable, cosine, bilinear, cpc, concat (or
+    /// `weight_decay`, and each fold also trains [`Alternative::defaults`] and keeps the one
+    /// that validates highest), or one critic alone: separable, cosine, bilinear, cpc, concat (or
     /// any name [`CriticSpec::parse`] reads).
     pub critic: String,
     /// Hidden layer widths of the critics (and of the conditional model q(y|x)).
@@ -116,7 +116,7 @@ impl Options {
             adam: AdamConfig { lr: self.lr, weight_decay: self.weight_decay, ..AdamConfig::default() },
             folds: self.folds,
             transform: self.transform.parse()?,
-            alternatives: if self.critic == "auto" { vec![Alternative::regularised()] } else { Vec::new() },
+            alternatives: if self.critic == "auto" { Alternative::defaults() } else { Vec::new() },
             ..NeuralConfig::default()
         };
         neural.validate()?;
