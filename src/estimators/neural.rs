@@ -11,8 +11,8 @@
 //!    10 % of the training rows held back for validation: the runner keeps the parameters with
 //!    the best validation objective (checked once per epoch by default; training stops after
 //!    `patience` steps without improvement). The untrained, information-free critic is a
-//!    candidate too. With [`NeuralConfig::alternatives`] (by default one: a deeper critic with
-//!    weight decay), each fold also trains those critics and keeps the one whose best
+//!    candidate too. With [`NeuralConfig::alternatives`] (by default two: deeper critics with
+//!    weight decay, with ReLU and with softplus units), each fold also trains those critics and keeps the one whose best
 //!    validation objective is highest — chosen on the fold's validation rows, so its test rows
 //!    still see nothing of the choice.
 //! 3. The bound is evaluated on the fold's **test** rows (random batches of size N), which
@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// A critic, with its own L2 weight decay, that each fold trains beside the configured one
-/// ([`NeuralConfig::alternatives`]); the fold keeps whichever validates higher.
+/// ([`NeuralConfig::alternatives`]); the fold keeps whichever validates highest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Alternative {
     /// The critic.
@@ -60,8 +60,8 @@ pub struct Alternative {
 }
 
 impl Alternative {
-    /// The default alternative: a separable critic with two hidden layers of 256 and 32-d
-    /// embeddings, with weight decay 0.01 (docs/results.md, section 7, has the measurements
+    /// The first default alternative: a separable critic with two hidden layers of 256 (ReLU)
+    /// and 32-d embeddings, with weight decay 0.01 (docs/results.md, section 7, has the measurements
     /// behind it).
     pub fn regularised() -> Self {
         Alternative {
@@ -78,9 +78,9 @@ impl Alternative {
     /// The second default alternative: [`Alternative::regularised`] with softplus instead of
     /// ReLU units. A smooth unit represents the squared norms on which benchmark-mi's spiral
     /// depends with fewer units than a ReLU does: on `spiral-multinormal-sparse-25-25-2-2.0`
-    /// (n = 5000, true MI 1.02) it reads 0.80 over three seeds where the ReLU critics read
-    /// 0.72–0.73, while on the 3 + 3 and 5 + 5 spirals the ReLU one is better (docs/results.md,
-    /// section 7).
+    /// (n = 5000, true MI 1.02), as the only alternative, it reads 0.80 over three seeds where
+    /// the ReLU critics read 0.72–0.73, while on the 3 + 3 and 5 + 5 spirals the ReLU one is
+    /// better (docs/results.md, section 7).
     pub fn smooth() -> Self {
         let mut a = Alternative::regularised();
         if let CriticSpec::Separable { activation, .. } = &mut a.critic {
@@ -142,11 +142,12 @@ impl Default for NeuralConfig {
     /// 256 with weight decay 0.01, with ReLU and with softplus units); N = 256; 5 folds; at most
     /// 3000 steps.
     ///
-    /// Neither critic is best everywhere (docs/results.md, section 7). The single wide layer
+    /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
     /// suits dependence spread thinly over many coordinates (a 20-d Gaussian with 2 nats: 1.82,
     /// where the regularised critic reads 0.87). On benchmark-mi's sparse and spiral tasks in
     /// up to 25 + 25 dimensions it memorises its training rows within ~150 steps (validation
-    /// InfoNCE 0.65, training 1.3, truth 1.02), and the regularised critic reads 0.72–0.89.
+    /// InfoNCE 0.65, training 1.3, truth 1.02), where the regularised ReLU critic reads
+    /// 0.72–0.89, and the softplus one 0.80 on the 25 + 25 spiral (ReLU: 0.72).
     fn default() -> Self {
         NeuralConfig {
             critic: CriticSpec::Separable {
