@@ -73,7 +73,7 @@ impl Activation {
                 a.iter_mut().zip(z).for_each(|(a, &z)| *a = if z > zero { z } else { s * z })
             }
             Activation::Tanh => a.iter_mut().zip(z).for_each(|(a, &z)| *a = z.tanh()),
-            Activation::Softplus => a.iter_mut().zip(z).for_each(|(a, &z)| *a = crate::numerics::softplus(z)),
+            Activation::Softplus => crate::numerics::softplus_in_place(z, a),
             Activation::Elu { alpha } => {
                 let al = T::of(alpha);
                 a.iter_mut().zip(z).for_each(|(a, &z)| *a = if z > zero { z } else { al * z.exp_m1() })
@@ -93,7 +93,7 @@ impl Activation {
                 d.iter_mut().zip(z).for_each(|(d, &z)| *d *= if z > zero { one } else { s })
             }
             Activation::Tanh => d.iter_mut().zip(a).for_each(|(d, &a)| *d *= one - a * a),
-            Activation::Softplus => d.iter_mut().zip(z).for_each(|(d, &z)| *d *= crate::numerics::sigmoid(z)),
+            Activation::Softplus => crate::numerics::softplus_backward_in_place(z, a, d),
             Activation::Elu { alpha } => {
                 let al = T::of(alpha);
                 d.iter_mut().zip(z.iter().zip(a)).for_each(|(d, (&z, &a))| {
