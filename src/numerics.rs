@@ -46,13 +46,9 @@ fn ln_1p_unit_f32(t: f32) -> f32 {
 }
 
 /// `d ← d ⊙ σ(z)`, the softplus unit's backward pass, with `a = ln(1 + e^z)` its output:
-/// `σ(z) = e^{z − a}` exactly, so for `f32` one vectorised exponential per unit ([`exp_in_place`],
-/// in chunks on the stack) instead of a division and a library `exp`. `f64` uses [`sigmoid`].
+/// `σ(z) = e^{z − a}` exactly, so one exponential per unit ([`exp_in_place`], vectorised for
+/// `f32`, in chunks on the stack) instead of a division and an exponential.
 pub fn softplus_backward_in_place<T: Real>(z: &[T], a: &[T], d: &mut [T]) {
-    if std::any::TypeId::of::<T>() != std::any::TypeId::of::<f32>() {
-        d.iter_mut().zip(z).for_each(|(d, &z)| *d *= sigmoid(z));
-        return;
-    }
     const CHUNK: usize = 256;
     let mut buf = [T::zero(); CHUNK];
     for ((d, z), a) in d.chunks_mut(CHUNK).zip(z.chunks(CHUNK)).zip(a.chunks(CHUNK)) {
@@ -61,6 +57,24 @@ pub fn softplus_backward_in_place<T: Real>(z: &[T], a: &[T], d: &mut [T]) {
         exp_in_place(b);
         d.iter_mut().zip(b.iter()).for_each(|(d, &s)| *d *= s);
     }
+}
+
+/// The mean and the central moments `m2, m3, m4` (sums of `(v − mean)^k` over n) of the values.
+pub fn central_moments(v: impl Iterator<Item = f64> + Clone) -> (f64, [f64; 3]) {
+    let (mut n, mut sum) = (0.0, 0.0);
+    for x in v.clone() {
+        n += 1.0;
+        sum += x;
+    }
+    let mean = sum / n;
+    let mut m = [0.0; 3];
+    for x in v {
+        let d = x - mean;
+        m[0] += d.powi(2);
+        m[1] += d.powi(3);
+        m[2] += d.powi(4);
+    }
+    (mean, m.map(|s| s / n))
 }
 
 /// `1 / (1 + e^{-x})` without overflow.

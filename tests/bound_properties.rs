@@ -183,10 +183,10 @@ fn vectorised_f32_exp_is_within_two_ulp_of_the_library() {
 
 /// The ceiling above is approached: a critic with a dominant diagonal (S_ii = 30, others −30) and
 /// a baseline between them (ln a = 0, so the negatives' partition term `e^{S_ki − B_ii}` is
-/// about `e^{−30}/(1 − α)`) reads `1 + log((N−1)/α)` to within such terms, so the `log(N/α)` sometimes quoted for I_α is not a ceiling of this
-/// leave-one-out form (N = 64, α = 0.99: 5.153 against 4.169). It is a supremum, approached
-/// (the partition term is always positive) for 0 < α < 1; at α = 1 the partition term is
-/// exactly 1 and the supremum is log(N − 1).
+/// about `e^{−30}/(1 − α)`) reads `1 + log((N−1)/α)` to within such terms, so the `log(N/α)`
+/// sometimes quoted for I_α is not a ceiling of this leave-one-out form (N = 64, α = 0.99:
+/// 5.153 against 4.169). It is a supremum, approached (the partition term is always positive)
+/// for 0 < α < 1; at α = 1 the partition term is exactly 1 and the supremum is log(N − 1).
 #[test]
 fn interpolated_ceiling_is_approached() {
     for (n, alpha) in [(64usize, 0.99), (64, 0.5), (8, 0.01)] {

@@ -166,8 +166,8 @@ def estimate(
     The settings are those of ``mibound estimate`` (defaults in brackets): ``critic`` [auto:
     each fold trains the separable critic of ``hidden``, ``embed`` and ``weight_decay`` and two
     more (hidden 256, 256, embed 32, weight decay 0.01; ReLU and softplus units) and keeps the
-    one that validates highest; or one critic alone: separable, concat, cpc, bilinear, cosine], ``hidden`` widths
-    [512], ``embed`` [32],
+    one that validates highest; or one critic alone: separable, concat, cpc, bilinear,
+    cosine], ``hidden`` widths [512], ``embed`` [32],
     ``batch`` [256], ``steps`` [3000], ``lr`` [5e-4], ``weight_decay`` [0], ``folds`` [5],
     ``transform`` [copula; also standardize, none]; ``unit`` (nats or bits) sets each estimate's
     ``in_unit``.

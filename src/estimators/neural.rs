@@ -12,9 +12,9 @@
 //!    the best validation objective (checked once per epoch by default; training stops after
 //!    `patience` steps without improvement). The untrained, information-free critic is a
 //!    candidate too. With [`NeuralConfig::alternatives`] (by default two: deeper critics with
-//!    weight decay, with ReLU and with softplus units), each fold also trains those critics and keeps the one whose best
-//!    validation objective is highest — chosen on the fold's validation rows, so its test rows
-//!    still see nothing of the choice.
+//!    weight decay, with ReLU and with softplus units), each fold also trains those critics
+//!    and keeps the one whose best validation objective is highest — chosen on the fold's
+//!    validation rows, so its test rows still see nothing of the choice.
 //! 3. The bound is evaluated on the fold's **test** rows (random batches of size N), which
 //!    neither training nor the choice of parameters saw. Selecting the best value *on the test
 //!    set*, as benchmark-mi does, would bias the estimate upward.
@@ -61,8 +61,8 @@ pub struct Alternative {
 
 impl Alternative {
     /// The first default alternative: a separable critic with two hidden layers of 256 (ReLU)
-    /// and 32-d embeddings, with weight decay 0.01 (docs/results.md, section 7, has the measurements
-    /// behind it).
+    /// and 32-d embeddings, with weight decay 0.01 (docs/results.md, section 7, has the
+    /// measurements behind it).
     pub fn regularised() -> Self {
         Alternative {
             critic: CriticSpec::Separable {

@@ -676,11 +676,7 @@ fn diagnostics(blocks: &[&DMatrix<f64>]) -> LatentDiagnostics {
     };
     for b in blocks {
         for col in b.column_iter() {
-            let n = col.len() as f64;
-            let m = col.mean();
-            let m2 = col.iter().map(|v| (v - m).powi(2)).sum::<f64>() / n;
-            let m3 = col.iter().map(|v| (v - m).powi(3)).sum::<f64>() / n;
-            let m4 = col.iter().map(|v| (v - m).powi(4)).sum::<f64>() / n;
+            let (m, [m2, m3, m4]) = crate::numerics::central_moments(col.iter().copied());
             d.max_abs_mean = d.max_abs_mean.max(m.abs());
             d.max_abs_sd_error = d.max_abs_sd_error.max((m2.sqrt() - 1.0).abs());
             d.max_abs_skewness = d.max_abs_skewness.max((m3 / m2.powf(1.5)).abs());

@@ -204,17 +204,11 @@ pub const HEAVY_TAIL_KURTOSIS: f64 = 10.0;
 
 /// One warning naming the columns whose excess kurtosis exceeds [`HEAVY_TAIL_KURTOSIS`].
 fn heavy_tail_warnings(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Option<String> {
-    let kurtosis = |c: Vec<f64>| {
-        let n = c.len() as f64;
-        let mean = c.iter().sum::<f64>() / n;
-        let m2 = c.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
-        let m4 = c.iter().map(|v| (v - mean).powi(4)).sum::<f64>() / n;
-        if m2 > 0.0 { m4 / (m2 * m2) - 3.0 } else { 0.0 }
-    };
     let mut heavy = Vec::new();
     for (name, m) in [("x", x), ("y", y)] {
         for (j, c) in m.column_iter().enumerate() {
-            let k = kurtosis(c.iter().copied().collect());
+            let (_, [m2, _, m4]) = crate::numerics::central_moments(c.iter().copied());
+            let k = if m2 > 0.0 { m4 / (m2 * m2) - 3.0 } else { 0.0 };
             if k > HEAVY_TAIL_KURTOSIS {
                 heavy.push(format!("{name}[{j}] ({k:.0})"));
             }
