@@ -22,3 +22,15 @@ pub fn shuffle<T, R: Rng + ?Sized>(v: &mut [T], rng: &mut R) {
         v.swap(i, j);
     }
 }
+
+/// A child seed for the random thing called `label` (a critic, a batch list, a fold split) of
+/// a computation seeded with `parent`: FNV-1a over the label's bytes and the parent's, so
+/// children with different labels get unrelated streams and a child depends on nothing but its
+/// parent and its label (a bound estimated alone gets the critic it gets in company).
+pub fn derive_seed(parent: u64, label: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in label.bytes().chain(parent.to_le_bytes()) {
+        h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}

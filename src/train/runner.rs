@@ -182,6 +182,37 @@ struct Snapshot<T> {
     early: EarlyState,
 }
 
+/// A run in progress between [`Runner::start`] and [`Runner::finish`]: what the loop carries
+/// from one step to the next.
+#[derive(Clone, Debug)]
+pub struct RunState<T> {
+    next_step: u64,
+    params: Vec<T>,
+    records: Vec<StepRecord>,
+    validations: Vec<(u64, f64)>,
+    best: Option<Best<T>>,
+    early: EarlyState,
+    termination: Option<Termination>,
+    seconds: f64,
+}
+
+impl<T> RunState<T> {
+    /// Steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.next_step
+    }
+
+    /// The best validation objective so far (with validation; −∞ before any finite check).
+    pub fn best_objective(&self) -> f64 {
+        self.best.as_ref().map_or(f64::NEG_INFINITY, |b| b.objective)
+    }
+
+    /// Why the run stopped, once it has.
+    pub fn stopped(&self) -> Option<&Termination> {
+        self.termination.as_ref()
+    }
+}
+
 /// Drives a [`Trainable`]: see the module docs.
 pub struct Runner<'o> {
     /// Steps to run at most.
@@ -227,7 +258,17 @@ impl<'o> Runner<'o> {
     /// Trains `model` from `params` and returns the outcome. A divergence ends the run and is
     /// reported in [`Outcome::termination`] (with validation, the best validated parameters are
     /// returned; without, the parameters at the diverged step); other errors are returned.
-    pub fn run<T: Real>(&mut self, model: &mut dyn Trainable<T>, mut params: Vec<T>) -> Result<Outcome<T>> {
+    pub fn run<T: Real>(&mut self, model: &mut dyn Trainable<T>, params: Vec<T>) -> Result<Outcome<T>> {
+        let mut state = self.start(model, params)?;
+        self.advance(model, &mut state, self.max_steps)?;
+        self.finish(state)
+    }
+
+    /// Starts a run from `params` (or from the checkpoint, when there is one): the initial
+    /// parameters are validated (with validation). [`Runner::advance`] then takes the steps and
+    /// [`Runner::finish`] ends it: [`Runner::run`] in three parts, so that a caller can pause a
+    /// run, look at it (several candidates trained a few steps each, say) and resume it.
+    pub fn start<T: Real>(&mut self, model: &mut dyn Trainable<T>, params: Vec<T>) -> Result<RunState<T>> {
         if self.max_steps == 0 {
             return Err(Error::param("steps", 0, "must be at least 1"));
         }
@@ -236,11 +277,16 @@ impl<'o> Runner<'o> {
         {
             return Err(Error::param("validation interval", 0, "must be at least 1"));
         }
-        let mut records = Vec::with_capacity(self.max_steps as usize);
-        let mut validations = Vec::new();
-        let mut best: Option<Best<T>> = None;
-        let mut early = EarlyState::default();
-        let mut start = 0;
+        let mut state = RunState {
+            next_step: 0,
+            records: Vec::with_capacity(self.max_steps as usize),
+            params,
+            validations: Vec::new(),
+            best: None,
+            early: EarlyState::default(),
+            termination: None,
+            seconds: 0.0,
+        };
         if let Some((ck, fingerprint)) = &self.checkpoint {
             match std::fs::read_to_string(&ck.path) {
                 Ok(text) => {
@@ -251,106 +297,140 @@ impl<'o> Runner<'o> {
                             "it was written by a run with a different configuration; delete it or change --checkpoint",
                         ));
                     }
-                    if snap.params.len() != params.len() {
+                    if snap.params.len() != state.params.len() {
                         return Err(Self::ck_err(&ck.path, "parameter count does not match the model"));
                     }
                     model.restore(snap.model)?;
-                    (params, records, validations, best, early, start) =
-                        (snap.params, snap.records, snap.validations, snap.best, snap.early, snap.next_step);
+                    state.params = snap.params;
+                    state.records = snap.records;
+                    state.validations = snap.validations;
+                    state.best = snap.best;
+                    state.early = snap.early;
+                    state.next_step = snap.next_step;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(source) => return Err(Error::Io { path: ck.path.clone(), source }),
             }
         }
-        let started = std::time::Instant::now();
-        let mut termination = Termination::MaxSteps;
-        if let (Some(_), 0) = (self.validation, start) {
-            let objective = model.validate(&params)?;
-            validations.push((0, objective));
+        if let (Some(_), 0) = (self.validation, state.next_step) {
+            let objective = model.validate(&state.params)?;
+            state.validations.push((0, objective));
             if !objective.is_finite() {
                 return Err(Error::Diverged { step: 0, what: format!("initial validation objective {objective}") });
             }
-            best = Some(Best { objective, step: 0, params: params.clone() });
+            state.best = Some(Best { objective, step: 0, params: state.params.clone() });
             for o in &mut self.observers {
                 o.validated(0, objective)?;
             }
         }
-        for k in start..self.max_steps {
-            let rec = match model.step(&mut params, k) {
-                Ok(r) => r,
-                Err(Error::Diverged { step, what }) => {
-                    termination = Termination::Diverged { step, what };
-                    break;
-                }
-                Err(e) => return Err(e),
-            };
-            records.push(rec);
+        Ok(state)
+    }
+
+    /// Takes steps until `until` steps (at most [`Runner::max_steps`]) are done or a stopping
+    /// rule ends the run ([`RunState::stopped`]).
+    pub fn advance<T: Real>(
+        &mut self,
+        model: &mut dyn Trainable<T>,
+        state: &mut RunState<T>,
+        until: u64,
+    ) -> Result<()> {
+        let started = std::time::Instant::now();
+        let until = until.min(self.max_steps);
+        while state.termination.is_none() && state.next_step < until {
+            let k = state.next_step;
+            state.termination = self.step(model, state, k)?;
+            state.next_step = k + 1;
+        }
+        if state.termination.is_none() && state.next_step >= self.max_steps {
+            state.termination = Some(Termination::MaxSteps);
+        }
+        state.seconds += started.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Step `k` with its validation check, stopping rules and checkpoint; the termination, if
+    /// the run ends here.
+    fn step<T: Real>(
+        &mut self,
+        model: &mut dyn Trainable<T>,
+        state: &mut RunState<T>,
+        k: u64,
+    ) -> Result<Option<Termination>> {
+        let rec = match model.step(&mut state.params, k) {
+            Ok(r) => r,
+            Err(Error::Diverged { step, what }) => return Ok(Some(Termination::Diverged { step, what })),
+            Err(e) => return Err(e),
+        };
+        state.records.push(rec);
+        for o in &mut self.observers {
+            o.step(&rec)?;
+        }
+        if let Some(v) = self.validation
+            && ((k + 1) % v.every == 0 || k + 1 == self.max_steps)
+        {
+            let objective = model.validate(&state.params)?;
+            state.validations.push((k + 1, objective));
             for o in &mut self.observers {
-                o.step(&rec)?;
+                o.validated(k + 1, objective)?;
             }
-            if let Some(v) = self.validation
-                && ((k + 1) % v.every == 0 || k + 1 == self.max_steps)
-            {
-                let objective = model.validate(&params)?;
-                validations.push((k + 1, objective));
-                for o in &mut self.observers {
-                    o.validated(k + 1, objective)?;
+            if !objective.is_finite() {
+                return Ok(Some(Termination::Diverged {
+                    step: k as usize + 1,
+                    what: format!("validation objective {objective}"),
+                }));
+            }
+            match &mut state.best {
+                Some(b) if objective <= b.objective => {}
+                Some(b) => {
+                    b.objective = objective;
+                    b.step = k + 1;
+                    b.params.copy_from_slice(&state.params);
                 }
-                if !objective.is_finite() {
-                    termination = Termination::Diverged {
-                        step: k as usize + 1,
-                        what: format!("validation objective {objective}"),
-                    };
-                    break;
-                }
-                match &mut best {
-                    Some(b) if objective <= b.objective => {}
-                    Some(b) => {
-                        b.objective = objective;
-                        b.step = k + 1;
-                        b.params.copy_from_slice(&params);
-                    }
-                    None => best = Some(Best { objective, step: k + 1, params: params.clone() }),
-                }
-            }
-            if let Some(es) = &self.early_stop
-                && early.track(es, rec.value)
-            {
-                termination = Termination::EarlyStop {
-                    why: format!("early stopping: no EMA rise of {} nats in {} steps", es.min_delta, es.patience),
-                };
-                break;
-            }
-            if let (Some(v), Some(b)) = (self.validation, &best)
-                && k + 1 >= b.step + v.patience
-            {
-                termination = Termination::Patience { best_step: b.step };
-                break;
-            }
-            if let Some((ck, fingerprint)) = &self.checkpoint
-                && (k + 1) % ck.every.max(1) == 0
-            {
-                let snap = Snapshot {
-                    format: 2,
-                    fingerprint: fingerprint.clone(),
-                    next_step: k + 1,
-                    params: params.clone(),
-                    model: model.save()?,
-                    records: records.clone(),
-                    validations: validations.clone(),
-                    best: best.clone(),
-                    early: early.clone(),
-                };
-                let text = serde_json::to_string(&snap).map_err(|e| Self::ck_err(&ck.path, e))?;
-                // Write then rename: an interruption never leaves a half-written checkpoint.
-                let tmp = ck.path.with_extension("tmp");
-                std::fs::write(&tmp, text).map_err(|source| Error::Io { path: tmp.clone(), source })?;
-                std::fs::rename(&tmp, &ck.path).map_err(|source| Error::Io { path: ck.path.clone(), source })?;
+                None => state.best = Some(Best { objective, step: k + 1, params: state.params.clone() }),
             }
         }
+        if let Some(es) = &self.early_stop
+            && state.early.track(es, rec.value)
+        {
+            return Ok(Some(Termination::EarlyStop {
+                why: format!("early stopping: no EMA rise of {} nats in {} steps", es.min_delta, es.patience),
+            }));
+        }
+        if let (Some(v), Some(b)) = (self.validation, &state.best)
+            && k + 1 >= b.step + v.patience
+        {
+            return Ok(Some(Termination::Patience { best_step: b.step }));
+        }
+        if let Some((ck, fingerprint)) = &self.checkpoint
+            && (k + 1) % ck.every.max(1) == 0
+        {
+            let snap = Snapshot {
+                format: 2,
+                fingerprint: fingerprint.clone(),
+                next_step: k + 1,
+                params: state.params.clone(),
+                model: model.save()?,
+                records: state.records.clone(),
+                validations: state.validations.clone(),
+                best: state.best.clone(),
+                early: state.early.clone(),
+            };
+            let text = serde_json::to_string(&snap).map_err(|e| Self::ck_err(&ck.path, e))?;
+            // Write then rename: an interruption never leaves a half-written checkpoint.
+            let tmp = ck.path.with_extension("tmp");
+            std::fs::write(&tmp, text).map_err(|source| Error::Io { path: tmp.clone(), source })?;
+            std::fs::rename(&tmp, &ck.path).map_err(|source| Error::Io { path: ck.path.clone(), source })?;
+        }
+        Ok(None)
+    }
+
+    /// Ends the run: tells the observers and returns the outcome, with the best validated
+    /// parameters (with validation) or the last ones.
+    pub fn finish<T: Real>(&mut self, state: RunState<T>) -> Result<Outcome<T>> {
         for o in &mut self.observers {
             o.finish()?;
         }
+        let RunState { mut params, records, validations, best, termination, seconds, .. } = state;
         let best_step = best.as_ref().map(|b| b.step);
         if let Some(b) = best {
             params = b.params;
@@ -360,8 +440,8 @@ impl<'o> Runner<'o> {
             records,
             validations,
             best_step,
-            termination,
-            wall_seconds: started.elapsed().as_secs_f64(),
+            termination: termination.unwrap_or(Termination::MaxSteps),
+            wall_seconds: seconds,
         })
     }
 }

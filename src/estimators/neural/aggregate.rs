@@ -1,0 +1,172 @@
+//! Stage 3 of a neural estimate: the folds' held-out values of each bound become one
+//! [`Estimate`]: their mean, a Nadeau–Bengio-corrected t-interval, the warnings of its folds and
+//! the settings that reproduce it.
+
+use super::config::{Alternative, NeuralConfig};
+use super::fold::GroupOutcome;
+use super::plan::{Plan, trainer_bound};
+use crate::bounds::BoundSpec;
+use crate::critics::CriticSpec;
+use crate::error::{Error, Result};
+use crate::estimators::{Diagnostics, Estimate, Interval, Kind};
+use crate::optim::AdamConfig;
+use crate::train::mean_std;
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// What the folds gave for one bound.
+#[derive(Clone, Debug, Default)]
+pub(super) struct BoundFolds {
+    /// Held-out value of each fold.
+    pub values: Vec<f64>,
+    pub warnings: Vec<String>,
+    pub steps: u64,
+    pub diverged: bool,
+    /// Conditional models: log-likelihood gain over the marginal model, per fold.
+    pub q_gain: Vec<f64>,
+    /// The candidate each fold kept.
+    pub choices: Vec<usize>,
+}
+
+impl BoundFolds {
+    /// Collects, per requested bound, what every fold's critic groups gave.
+    pub fn collect(bounds: usize, folds: Vec<Vec<GroupOutcome>>) -> (Vec<BoundFolds>, Vec<super::TraceRow>) {
+        let mut per = vec![BoundFolds::default(); bounds];
+        let mut trace = Vec::new();
+        for fold in folds {
+            for o in fold {
+                for &(m, v) in &o.values {
+                    let b = &mut per[m];
+                    b.values.push(v);
+                    b.warnings.extend(o.warnings.iter().cloned());
+                    b.steps += o.steps;
+                    b.diverged |= o.diverged;
+                    b.q_gain.extend(o.q_gain);
+                    b.choices.push(o.choice);
+                }
+                trace.extend(o.trace);
+            }
+        }
+        (per, trace)
+    }
+}
+
+/// The settings that produced a neural estimate, enough to reproduce it (`settings` of its
+/// [`Estimate`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct NeuralSettings {
+    /// The bound.
+    pub bound: String,
+    /// The label of the objective its critic trained.
+    pub trained_with: String,
+    /// The configured critic.
+    pub critic: CriticSpec,
+    /// The further candidates each fold trained.
+    pub alternatives: Vec<Alternative>,
+    /// Steps each candidate trained before the fold kept one (0: all to the end).
+    pub pilot_steps: u64,
+    /// The candidate each fold kept (0: the configured critic).
+    pub critic_chosen_per_fold: Vec<usize>,
+    /// Training batch N.
+    pub batch: usize,
+    /// Rows per test batch (InfoNCE's N).
+    pub eval_batch: usize,
+    /// Steps per critic at most.
+    pub max_steps: u64,
+    /// Folds.
+    pub folds: usize,
+    /// Steps between validation checks.
+    pub eval_every: u64,
+    /// Steps without validation improvement before stopping.
+    pub patience: u64,
+    /// Optimiser.
+    pub adam: AdamConfig,
+    /// The marginal map.
+    pub transform: String,
+    /// The seed.
+    pub seed: u64,
+    /// The gemm backend.
+    pub backend: &'static str,
+}
+
+/// The estimate of bound `spec` from its folds' values.
+pub(super) fn estimate(
+    spec: &BoundSpec,
+    folds: BoundFolds,
+    cfg: &NeuralConfig,
+    plan: &Plan,
+    shape: (usize, usize, usize),
+    seed: u64,
+) -> Result<Estimate> {
+    let b = spec.build::<f32>()?;
+    let t = StudentsT::new(0.0, 1.0, (cfg.folds - 1) as f64)
+        .map_err(|e| Error::param("folds", cfg.folds, &e.to_string()))?;
+    let q = t.inverse_cdf(0.975);
+    // Nadeau & Bengio's correction: the folds' training sets overlap.
+    let k = cfg.folds as f64;
+    let correction = (1.0 / k + 1.0 / (k - 1.0)).sqrt();
+    let (mean, sd) = mean_std(folds.values.iter().copied());
+    let half = q * sd * correction;
+    let mut w = plan.notes.clone();
+    w.extend(folds.warnings);
+    if let Some(g) = (!folds.q_gain.is_empty()).then(|| folds.q_gain.iter().sum::<f64>() / folds.q_gain.len() as f64)
+        && g <= 0.0
+        && b.kind() == Kind::UpperIfExact
+    {
+        w.push(format!(
+            "{}: upper bound not valid here: q(y|x) fits the held-out rows worse than the marginal model q(y) (log-likelihood gain {g:.3} nats per row); it is not an upper bound on this data",
+            b.label()
+        ));
+    }
+    if !mean.is_finite() {
+        w.push(format!(
+            "{}: the held-out value is not finite (the critic overfits or diverged); it is not an estimate",
+            b.label()
+        ));
+    }
+    let log_n = (plan.eval_batch as f64).ln();
+    if *spec == BoundSpec::InfoNce && mean > log_n - 0.5 {
+        w.push(format!(
+            "InfoNCE ({mean:.3}) is at its ceiling log N = {log_n:.3} (N = {} rows per test batch): the true MI may be much higher; raise --batch, add data or rely on the other estimators",
+            plan.eval_batch
+        ));
+    }
+    let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
+    let settings = NeuralSettings {
+        bound: spec.to_string(),
+        trained_with: trainer_bound(spec).build::<f32>()?.label(),
+        critic: cfg.critic_for(spec).clone(),
+        pilot_steps: if alternatives.is_empty() { 0 } else { cfg.pilot_steps },
+        alternatives,
+        critic_chosen_per_fold: folds.choices,
+        batch: plan.batch,
+        eval_batch: plan.eval_batch,
+        max_steps: cfg.max_steps,
+        folds: cfg.folds,
+        eval_every: plan.eval_every,
+        patience: cfg.patience,
+        adam: cfg.adam.clone(),
+        transform: cfg.transform.to_string(),
+        seed,
+        backend: cfg.compute.backend.name(),
+    };
+    let settings = serde_json::to_value(&settings)
+        .map_err(|e| Error::Format { context: "neural settings".into(), msg: e.to_string() })?;
+    let diagnostics = Diagnostics {
+        warnings: w,
+        steps: Some(folds.steps),
+        diverged: folds.diverged,
+        folds: folds.values,
+        ..Default::default()
+    };
+    Ok(Estimate::new(
+        spec.to_string(),
+        b.label(),
+        mean,
+        Interval::new(mean - half, mean + half, format!("t over {} folds, Nadeau-Bengio corrected", cfg.folds)),
+        b.kind(),
+        shape,
+    )
+    .with_settings(settings)
+    .with_diagnostics(diagnostics))
+}

@@ -1,0 +1,274 @@
+//! Stage 2 of a neural estimate: one fold. Its coordinates are mapped by marginal maps fitted
+//! on its training rows; for each critic group the candidate critics train on its fit rows and
+//! are compared on its validation rows (all to the end, or each for a pilot of a few hundred
+//! steps, after which only the best trains on); the kept critic's parameters are those that
+//! validated best; the group's bounds are then evaluated on the fold's test rows, which
+//! neither training nor any choice saw.
+
+use super::TraceRow;
+use super::config::NeuralConfig;
+use super::plan::{CriticGroup, FoldRows, Plan};
+use crate::bounds::{Bound, BoundSpec};
+use crate::critics::{Critic, CriticSpec, Init};
+use crate::error::Result;
+use crate::optim::{Adam, AdamConfig};
+use crate::rng::rng;
+use crate::train::{
+    CriticTrainer, Data, Dataset, Observer, Progress, ProgressCounter, RunState, Runner, StepRecord, Termination,
+    TrainStep, Validation, evaluate_batches, random_batches,
+};
+use nalgebra::{DMatrix, DMatrixView};
+
+/// Random validation batches per check.
+const VALIDATION_BATCHES: usize = 8;
+/// Random batches per held-out evaluation of a test fold.
+const TEST_BATCHES: usize = 32;
+
+/// What one critic group of one fold gave.
+pub(super) struct GroupOutcome {
+    /// `(bound index, held-out value)`.
+    pub values: Vec<(usize, f64)>,
+    pub trace: Vec<TraceRow>,
+    pub warnings: Vec<String>,
+    pub steps: u64,
+    pub diverged: bool,
+    /// For a conditional model: held-out mean `log q(y|x)` minus that of the marginal model.
+    pub q_gain: Option<f64>,
+    /// Which candidate critic the fold kept (0 = the configured critic, i = alternative i).
+    pub choice: usize,
+}
+
+/// One fold, ready to train: the settings, the plan, the fold's transformed data and rows.
+pub(super) struct Fold<'a> {
+    cfg: &'a NeuralConfig,
+    plan: &'a Plan,
+    data: Data,
+    rows: &'a FoldRows,
+    index: usize,
+    progress: Option<&'a dyn Progress>,
+}
+
+impl<'a> Fold<'a> {
+    /// Fold `index` of `plan`: its marginal maps fitted on its training rows, applied to all rows.
+    pub fn new(
+        cfg: &'a NeuralConfig,
+        plan: &'a Plan,
+        (x, y): (DMatrixView<'_, f64>, DMatrixView<'_, f64>),
+        index: usize,
+        progress: Option<&'a dyn Progress>,
+    ) -> Result<Self> {
+        let rows = &plan.folds[index];
+        let training = rows.training();
+        let (x, y) = (x.clone_owned(), y.clone_owned());
+        let fx = cfg.transform.fit(&x, &training, "x")?.apply(&x);
+        let fy = cfg.transform.fit(&y, &training, "y")?.apply(&y);
+        // The runner's data set: it draws training batches from `train` (here the fit rows);
+        // validation and test rows are passed explicitly.
+        let data = Data::Dataset(Dataset { x: fx, y: fy, train: rows.fit.clone(), test: rows.val.clone() });
+        Ok(Fold { cfg, plan, data, rows, index, progress })
+    }
+
+    fn dataset(&self) -> &Dataset {
+        let Data::Dataset(d) = &self.data else { unreachable!("a fold's data is a data set") };
+        d
+    }
+
+    /// Trains the group's critic (choosing among its candidates) and evaluates its bounds on
+    /// the test rows.
+    pub fn run_group(&self, group: &CriticGroup, seed: u64) -> Result<GroupOutcome> {
+        let cfg = self.cfg;
+        let trainer = group.trainer;
+        let label = trainer.build::<f32>()?.label();
+        let candidates = cfg.candidates_for(&trainer);
+        let (choice, mut kept, steps) = self.choose(trainer, &candidates, seed)?;
+        if let Some(f) = self.progress {
+            // The steps not taken (early stops, candidates dropped after the pilot), so the bar
+            // reaches its end.
+            f.advance(cfg.steps_per_fold(candidates.len()).saturating_sub(steps));
+        }
+        let out = &kept.outcome;
+        let best = out.best_step.unwrap_or(0);
+        let mut warnings = Vec::new();
+        let diverged = matches!(out.termination, Termination::Diverged { .. });
+        if let Termination::Diverged { step, what } = &out.termination {
+            warnings.push(format!(
+                "diverged: the {label} critic of fold {} diverged at step {step} ({what}); its last validated parameters (step {best}) are used",
+                self.index + 1
+            ));
+        }
+        if out.termination == Termination::MaxSteps && best + self.plan.eval_every >= cfg.max_steps {
+            warnings.push(format!(
+                "not converged: the {label} critic of fold {} was still improving on validation data at the step limit ({}); raise --steps",
+                self.index + 1,
+                cfg.max_steps
+            ));
+        }
+        let (values, q_gain) = self.evaluate(&mut kept, group, seed)?;
+        Ok(GroupOutcome { values, trace: kept.trace, warnings, steps, diverged, q_gain, choice })
+    }
+
+    /// Trains the candidates and keeps the one with the highest validation objective: every
+    /// candidate to the end, or each for [`NeuralConfig::pilot_steps`] and then only the best.
+    /// Returns its index, the trained critic and the steps taken by all candidates.
+    fn choose(
+        &self,
+        trainer: BoundSpec,
+        candidates: &[(CriticSpec, AdamConfig)],
+        seed: u64,
+    ) -> Result<(usize, Trained, u64)> {
+        let cfg = self.cfg;
+        let pilot = if candidates.len() > 1 && cfg.pilot_steps > 0 { cfg.pilot_steps } else { cfg.max_steps };
+        let mut runs = Vec::with_capacity(candidates.len());
+        for (i, c) in candidates.iter().enumerate() {
+            // The first candidate keeps the seed a single critic has.
+            let s = if i == 0 { seed } else { seed ^ (0xA17E_0000 + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) };
+            let mut run = CandidateRun::start(self, trainer, c, s)?;
+            run.advance(pilot)?;
+            runs.push(run);
+        }
+        let mut steps: u64 = runs.iter().map(|r| r.state.steps()).sum();
+        let choice = (0..runs.len())
+            .fold(0, |b, i| if runs[i].state.best_objective() > runs[b].state.best_objective() { i } else { b });
+        let mut kept = runs.swap_remove(choice);
+        for dropped in runs {
+            // Ends the dropped candidates' runs, so their observers report their last steps.
+            dropped.finish()?;
+        }
+        let before = kept.state.steps();
+        kept.advance(cfg.max_steps)?;
+        steps += kept.state.steps() - before;
+        Ok((choice, kept.finish()?, steps))
+    }
+
+    /// The group's bounds on the kept critic, over random batches of the fold's test rows, and
+    /// for a conditional model its log-likelihood gain over the marginal model.
+    fn evaluate(&self, kept: &mut Trained, group: &CriticGroup, seed: u64) -> Result<(Vec<(usize, f64)>, Option<f64>)> {
+        let d = self.dataset();
+        let mut bounds: Vec<Box<dyn Bound<f32>>> =
+            group.members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
+        let test_batches = random_batches(&self.rows.test, self.plan.eval_batch, TEST_BATCHES, seed ^ 0x7E57);
+        let vals =
+            evaluate_batches(kept.critic.as_mut(), &kept.outcome.params, &mut bounds, &d.x, &d.y, &test_batches)?;
+        // A conditional model's objective is its mean log-likelihood log q(y_i|x_i): compare it
+        // with the marginal model's on the same rows.
+        let q_gain = group.trainer.needs_log_density().then(|| {
+            let test_rows: Vec<usize> = test_batches.iter().flatten().copied().collect();
+            vals[0].1 - marginal_log_likelihood(&d.y, &d.train, &test_rows)
+        });
+        Ok((group.members.iter().map(|m| m.0).zip(vals.into_iter().map(|v| v.0)).collect(), q_gain))
+    }
+}
+
+/// A trained critic with its outcome and trace.
+struct Trained {
+    critic: Box<dyn Critic<f32>>,
+    outcome: crate::train::Outcome<f32>,
+    trace: Vec<TraceRow>,
+}
+
+/// One candidate critic's training, which can pause after the pilot and resume.
+struct CandidateRun<'f> {
+    compute: crate::compute::Compute,
+    model: CriticTrainer<'f, f32>,
+    runner: Runner<'f>,
+    state: RunState<f32>,
+    trace: std::sync::Arc<std::sync::Mutex<Vec<TraceRow>>>,
+}
+
+impl<'f> CandidateRun<'f> {
+    /// Builds `spec` with `adam` on the fold's fit rows (validated on its validation rows) and
+    /// starts its run from a critic that carries no information.
+    fn start(
+        fold: &'f Fold<'f>,
+        trainer: BoundSpec,
+        (spec, adam): &(CriticSpec, AdamConfig),
+        seed: u64,
+    ) -> Result<Self> {
+        let cfg = fold.cfg;
+        let d = fold.dataset();
+        let dims = (d.x.ncols(), d.y.ncols());
+        let critic = spec.build_with::<f32>(dims.0, dims.1, cfg.compute)?;
+        let mut params = critic.init_params(Init::Torch, seed);
+        // Start from a critic that carries no information (every bound at 0): on independent
+        // data nothing trained beats it on validation, and the estimate stays at 0 instead of
+        // the negative value of a critic fitted to noise.
+        critic.zero_output(&mut params);
+        let mut opt = Adam::new(adam.clone(), params.len())?;
+        opt.set_compute(cfg.compute);
+        let bound = trainer.build::<f32>()?;
+        let label = bound.label();
+        let step = TrainStep::new(critic, bound, opt, fold.plan.batch, dims);
+        let mut model = CriticTrainer::new(step, &fold.data, rng(seed ^ 0x5EED), cfg.max_steps as usize)
+            .with_validation(
+                trainer.build::<f32>()?,
+                random_batches(&fold.rows.val, fold.plan.batch, VALIDATION_BATCHES, seed ^ 0xBA7C),
+            )?;
+        let trace = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut runner = Runner::new(cfg.max_steps)
+            .validate(Validation { every: fold.plan.eval_every, patience: cfg.patience })
+            .observe(TraceRecorder { rows: trace.clone(), fold: fold.index, label });
+        if let Some(f) = fold.progress {
+            runner = runner.observe(ProgressCounter::new(f, 50));
+        }
+        let state = cfg.compute.on_pool(|| runner.start(&mut model, params))?;
+        Ok(CandidateRun { compute: cfg.compute, model, runner, state, trace })
+    }
+
+    /// Trains on until `until` steps or a stop.
+    fn advance(&mut self, until: u64) -> Result<()> {
+        let CandidateRun { compute, model, runner, state, .. } = self;
+        compute.on_pool(|| runner.advance(model, state, until))
+    }
+
+    /// Ends the run: the critic with its best validated parameters.
+    fn finish(self) -> Result<Trained> {
+        let CandidateRun { model, mut runner, state, trace, .. } = self;
+        let outcome = runner.finish(state)?;
+        drop(runner);
+        let trace = std::mem::take(&mut *trace.lock().expect("trace lock"));
+        Ok(Trained { critic: model.step.critic, outcome, trace })
+    }
+}
+
+/// Records training values and validation checks of one critic for the trace.
+struct TraceRecorder {
+    rows: std::sync::Arc<std::sync::Mutex<Vec<TraceRow>>>,
+    fold: usize,
+    label: String,
+}
+
+impl Observer for TraceRecorder {
+    fn step(&mut self, r: &StepRecord) -> Result<()> {
+        let (fold, bound) = (self.fold, self.label.clone());
+        self.rows.lock().expect("trace lock").push(TraceRow {
+            fold,
+            bound,
+            step: r.step,
+            train: r.value,
+            validation: f64::NAN,
+        });
+        Ok(())
+    }
+    fn validated(&mut self, step: u64, objective: f64) -> Result<()> {
+        if let Some(last) = self.rows.lock().expect("trace lock").last_mut().filter(|r| r.step + 1 == step) {
+            last.validation = objective;
+        }
+        Ok(())
+    }
+}
+
+/// Mean log-likelihood, on the rows `test`, of the marginal model of `y`: independent Gaussians
+/// per coordinate with the mean and variance of the rows `train` — what a conditional model
+/// `q(y|x)` must beat for its upper bounds to mean anything.
+fn marginal_log_likelihood(y: &DMatrix<f64>, train: &[usize], test: &[usize]) -> f64 {
+    const LN_2PI: f64 = 1.837_877_066_409_345_5;
+    let mut ll = 0.0;
+    for c in y.column_iter() {
+        let n = train.len() as f64;
+        let mean = train.iter().map(|&i| c[i]).sum::<f64>() / n;
+        let var = (train.iter().map(|&i| (c[i] - mean).powi(2)).sum::<f64>() / n).max(1e-12);
+        ll += test.iter().map(|&i| -0.5 * (LN_2PI + var.ln() + (c[i] - mean).powi(2) / var)).sum::<f64>()
+            / test.len() as f64;
+    }
+    ll
+}

@@ -1,0 +1,157 @@
+//! Neural bounds as estimators: any bound × any critic, trained and evaluated on held-out rows.
+//!
+//! 1. The rows are split into `K` folds; identical rows (the same x and y) always fall into the
+//!    same fold, so a duplicated row can never be trained on and tested on.
+//! 2. For each fold, each coordinate goes through a map fitted on the fold's training rows
+//!    ([`MarginalTransform`]; default: ranks → normal scores, which tames heavy tails and odd
+//!    marginals — MI is unchanged by invertible maps of each coordinate). A critic is trained
+//!    on the training rows
+//!    with the bound's training objective (JS and SMILE share a JS-trained critic; CLUB,
+//!    CLUB-sample, L1Out and BA share a conditional `q(y|x)` fitted by maximum likelihood), with
+//!    10 % of the training rows held back for validation: the runner keeps the parameters with
+//!    the best validation objective (checked once per epoch by default; training stops after
+//!    `patience` steps without improvement). The untrained, information-free critic is a
+//!    candidate too. With [`NeuralConfig::alternatives`] (by default two: deeper critics with
+//!    weight decay, with ReLU and with softplus units), each fold also trains those critics
+//!    and keeps the one whose best validation objective is highest — chosen on the fold's
+//!    validation rows, so its test rows still see nothing of the choice.
+//! 3. The bound is evaluated on the fold's **test** rows (random batches of size N), which
+//!    neither training nor the choice of parameters saw. Selecting the best value *on the test
+//!    set*, as benchmark-mi does, would bias the estimate upward.
+//! 4. The estimate is the mean over folds. The 95 % interval is Nadeau & Bengio's corrected
+//!    resampled t-interval, `mean ± t_{0.975, K−1}·sd·√(1/K + n_test/n_train)`: the folds'
+//!    training sets overlap, so their values are correlated and the naive `sd/√K` understates
+//!    the variance (Nadeau & Bengio 2003, "Inference for the generalization error").
+//!
+//! Small data sets adapt: when a fold's training rows are fewer than the batch, the batch is
+//! lowered (to a power of two, at least 8) with a warning. Bounds are evaluated on test batches
+//! of `min(batch, test rows)` rows — the size reported as `eval_batch`, which is also the N of
+//! InfoNCE's `log N` ceiling.
+//!
+//! Several bounds asked for together ([`estimate_bounds`]) share the critics they can share;
+//! each critic's seed depends only on the estimate's seed, the fold and the training objective,
+//! so a bound estimated alone ([`Neural`]) gives exactly the number it gives in company.
+
+mod aggregate;
+mod config;
+mod fold;
+mod plan;
+
+pub use aggregate::NeuralSettings;
+pub use config::{Alternative, NeuralConfig};
+
+use super::{Estimate, Estimator, Kind};
+use crate::bounds::BoundSpec;
+use crate::error::Result;
+use crate::train::Progress;
+use nalgebra::DMatrixView;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// One bound of a critic, trained and evaluated held-out: an [`Estimator`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Neural {
+    /// The bound.
+    pub bound: BoundSpec,
+    /// Critic, training and fold settings.
+    pub config: NeuralConfig,
+}
+
+impl Neural {
+    /// `bound` with `config` (validated).
+    pub fn new(bound: BoundSpec, config: NeuralConfig) -> Result<Self> {
+        config.validate()?;
+        bound.build::<f32>()?;
+        Ok(Neural { bound, config })
+    }
+}
+
+impl Estimator for Neural {
+    fn name(&self) -> String {
+        self.bound.to_string()
+    }
+
+    fn kind(&self) -> Kind {
+        self.bound.build::<f32>().map_or(Kind::Estimate, |b| b.kind())
+    }
+
+    fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
+        let run = estimate_bounds(&[self.bound], &self.config, x, y, seed, None)?;
+        Ok(run.estimates.into_iter().next().expect("one estimate per bound"))
+    }
+}
+
+/// One step of one critic's training, for `--trace` and `--plot`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceRow {
+    /// Fold index.
+    pub fold: usize,
+    /// The trained bound's label.
+    pub bound: String,
+    /// Step.
+    pub step: u64,
+    /// Value on the training batch.
+    pub train: f64,
+    /// Validation objective at checks (NaN otherwise).
+    pub validation: f64,
+}
+
+/// The estimates of [`estimate_bounds`] with the training trace of every critic.
+#[derive(Clone, Debug)]
+pub struct NeuralRun {
+    /// One estimate per requested bound, in order.
+    pub estimates: Vec<Estimate>,
+    /// Per-step training values and validation checks of every critic and fold.
+    pub trace: Vec<TraceRow>,
+}
+
+/// A seed for the critic of one training objective in one fold: it depends on the estimate's
+/// seed, the fold and the objective only (FNV-1a), so a bound gets the same critic alone or in
+/// company.
+fn critic_seed(seed: u64, fold: usize, trainer: &BoundSpec) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in trainer.to_string().bytes().chain(fold.to_le_bytes()).chain(seed.to_le_bytes()) {
+        h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Estimates `I(X; Y)` with each of `bounds` (see the module docs), sharing critics between
+/// bounds with the same training objective: the plan ([`plan::plan`]), each fold trained and
+/// evaluated ([`fold::Fold`], folds in parallel), then one estimate per bound
+/// ([`aggregate::estimate`]). `progress`, when given, is told the counts of training steps as
+/// they are taken (from several threads), and stops the run with
+/// [`crate::error::Error::Cancelled`] when it says so.
+pub fn estimate_bounds(
+    bounds: &[BoundSpec],
+    cfg: &NeuralConfig,
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    seed: u64,
+    progress: Option<&dyn Progress>,
+) -> Result<NeuralRun> {
+    let started = std::time::Instant::now();
+    let plan = plan::plan(bounds, cfg, x, y, seed)?;
+    let cfg = &NeuralConfig { batch: plan.batch, ..cfg.clone() };
+    let outcomes: Vec<Vec<fold::GroupOutcome>> = (0..cfg.folds)
+        .into_par_iter()
+        .map(|f| {
+            let fold = fold::Fold::new(cfg, &plan, (x, y), f, progress)?;
+            plan.groups.iter().map(|g| fold.run_group(g, critic_seed(seed, f, &g.trainer))).collect()
+        })
+        .collect::<Result<_>>()?;
+    let (per_bound, trace) = aggregate::BoundFolds::collect(bounds.len(), outcomes);
+    let wall = started.elapsed().as_secs_f64();
+    let shape = (x.nrows(), x.ncols(), y.ncols());
+    let estimates = bounds
+        .iter()
+        .zip(per_bound)
+        .map(|(spec, folds)| {
+            let mut e = aggregate::estimate(spec, folds, cfg, &plan, shape, seed)?;
+            // The critics of several bounds train together: each reports the whole wall time.
+            e.wall_seconds = wall;
+            Ok(e)
+        })
+        .collect::<Result<_>>()?;
+    Ok(NeuralRun { estimates, trace })
+}

@@ -1,0 +1,168 @@
+//! Stage 1 of a neural estimate: the plan. From the bounds asked for, the settings and the
+//! data's shape it decides, before anything trains, which rows each fold trains, validates and
+//! tests on, the batch sizes, how often validation is checked and which critics are trained
+//! for which bounds.
+
+use super::config::NeuralConfig;
+use crate::bounds::BoundSpec;
+use crate::error::{Error, Result};
+use crate::estimators::check_inputs;
+use crate::rng::{rng, shuffle};
+use nalgebra::DMatrixView;
+
+/// The rows of one fold: the critic trains on `fit`, chooses its parameters (and candidate) on
+/// `val`, and the bounds are evaluated on `test`, which neither saw.
+#[derive(Clone, Debug)]
+pub(super) struct FoldRows {
+    pub fit: Vec<usize>,
+    pub val: Vec<usize>,
+    pub test: Vec<usize>,
+}
+
+impl FoldRows {
+    /// The rows the fold's marginal maps are fitted on: its training rows, fit and validation.
+    pub fn training(&self) -> Vec<usize> {
+        self.fit.iter().chain(&self.val).copied().collect()
+    }
+}
+
+/// The bounds that share one trained critic: those with the same training objective.
+#[derive(Clone, Debug)]
+pub(super) struct CriticGroup {
+    /// The objective the critic trains.
+    pub trainer: BoundSpec,
+    /// `(index in the request, bound)` of every bound read off it.
+    pub members: Vec<(usize, BoundSpec)>,
+}
+
+/// Everything decided before training.
+#[derive(Clone, Debug)]
+pub(super) struct Plan {
+    pub folds: Vec<FoldRows>,
+    /// Training batch N (the configured one, or lowered for small data).
+    pub batch: usize,
+    /// Rows per test batch: `min(batch, smallest test fold)`, the N of InfoNCE's ceiling.
+    pub eval_batch: usize,
+    /// Steps between validation checks.
+    pub eval_every: u64,
+    pub groups: Vec<CriticGroup>,
+    /// Notes for every estimate (repeated rows, a lowered batch).
+    pub notes: Vec<String>,
+}
+
+/// The training objective that trains a bound's critic: bounds with the same key share one.
+pub(crate) fn trainer_bound(b: &BoundSpec) -> BoundSpec {
+    match b {
+        BoundSpec::Smile { .. } | BoundSpec::JsShifted => BoundSpec::Js,
+        b if b.needs_log_density() => BoundSpec::Club,
+        b => *b,
+    }
+}
+
+/// Checks the request against the data and plans the folds (see the module docs).
+pub(super) fn plan(
+    bounds: &[BoundSpec],
+    cfg: &NeuralConfig,
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    seed: u64,
+) -> Result<Plan> {
+    cfg.validate()?;
+    check_inputs(x, y, 2)?;
+    if bounds.is_empty() {
+        return Err(Error::param("bounds", "(none)", "ask for at least one bound"));
+    }
+    for b in bounds {
+        if matches!(b, BoundSpec::Ba { entropy_y: None }) {
+            return Err(Error::param("ba", "(no H(Y))", "for data files give H(Y) in nats: ba:<nats>"));
+        }
+        b.build::<f32>()?;
+    }
+    let n = x.nrows();
+    if cfg.folds > n / 2 {
+        return Err(Error::param("folds", cfg.folds, &format!("{n} rows allow at most {} folds of 2 rows", n / 2)));
+    }
+    let (groups_of_rows, repeats) = folds_by_groups(x, y, cfg.folds, seed);
+    let mut notes = Vec::new();
+    if repeats > 0 {
+        notes.push(format!(
+            "{repeats} of the {n} rows repeat an earlier row exactly; identical rows are kept in the same fold"
+        ));
+    }
+    // The smallest fold's training part (90 % of the rows outside it) and test part.
+    let min_test = groups_of_rows.iter().map(Vec::len).min().unwrap_or(0);
+    let max_test = groups_of_rows.iter().map(Vec::len).max().unwrap_or(0);
+    let min_fit = ((n - max_test) as f64 * 0.9) as usize;
+    let min_val = (n - max_test) - min_fit;
+    if min_test < 2 || min_fit < 8 || min_val < 2 {
+        return Err(Error::param(
+            "rows",
+            n,
+            &format!(
+                "too few rows for {} folds: each fold needs at least 2 test rows, 8 training and 2 validation rows",
+                cfg.folds
+            ),
+        ));
+    }
+    let mut batch = cfg.batch;
+    if min_fit < batch {
+        batch = 1 << min_fit.ilog2();
+        notes.push(format!(
+            "small data set: {n} rows leave {min_fit} training rows per fold, fewer than the batch {}; batch lowered to {batch} (InfoNCE ≤ log N, so estimates above log {batch} = {:.2} nats are out of reach)",
+            cfg.batch,
+            (batch as f64).ln()
+        ));
+    }
+    let folds = (0..cfg.folds)
+        .map(|f| {
+            let mut fit: Vec<usize> =
+                (0..cfg.folds).filter(|&g| g != f).flat_map(|g| groups_of_rows[g].iter().copied()).collect();
+            let val = fit.split_off((fit.len() as f64 * 0.9) as usize);
+            FoldRows { fit, val, test: groups_of_rows[f].clone() }
+        })
+        .collect();
+    let eval_every = if cfg.eval_every == 0 { ((min_fit / batch) as u64).clamp(5, 100) } else { cfg.eval_every };
+    // Critics: one per distinct training objective, in order of first appearance.
+    let mut groups: Vec<CriticGroup> = Vec::new();
+    for (i, b) in bounds.iter().enumerate() {
+        let t = trainer_bound(b);
+        match groups.iter_mut().find(|g| g.trainer == t) {
+            Some(g) => g.members.push((i, *b)),
+            None => groups.push(CriticGroup { trainer: t, members: vec![(i, *b)] }),
+        }
+    }
+    Ok(Plan { folds, batch, eval_batch: batch.min(min_test), eval_every, groups, notes })
+}
+
+/// Splits the rows into `k` folds of nearly equal size at random (seeded), keeping identical
+/// rows (the same x and y, bit for bit) together. Returns the folds and the number of rows that
+/// repeat an earlier one.
+fn folds_by_groups(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, seed: u64) -> (Vec<Vec<usize>>, usize) {
+    use std::collections::HashMap;
+    let n = x.nrows();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
+    for i in 0..n {
+        let key: Vec<u64> = x.row(i).iter().chain(y.row(i).iter()).map(|v| v.to_bits()).collect();
+        match index.get(&key) {
+            Some(&g) => groups[g].push(i),
+            None => {
+                index.insert(key, groups.len());
+                groups.push(vec![i]);
+            }
+        }
+    }
+    let repeats = n - groups.len();
+    shuffle(&mut groups, &mut rng(seed));
+    // Whole groups fill the folds in turn, each up to its share of the rows.
+    let mut folds = vec![Vec::new(); k];
+    let (mut f, mut filled) = (0, 0);
+    for g in groups {
+        while f + 1 < k && filled >= (f + 1) * n / k {
+            f += 1;
+        }
+        filled += g.len();
+        folds[f].extend(g);
+    }
+    (folds, repeats)
+}
