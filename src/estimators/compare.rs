@@ -1,6 +1,7 @@
 //! Several estimators on one data set, with the diagnostics that need all of them.
 
 use super::neural::{TraceRow, estimate_bounds};
+use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
 use super::{Estimate, EstimatorSpec, Kind, Settings};
 use crate::error::{Error, Result};
@@ -27,6 +28,10 @@ pub struct Comparison {
     pub dependence_test: Option<PermutationTest>,
     /// Diagnostics that concern several estimates (bounds crossing).
     pub warnings: Vec<String>,
+    /// The self-consistency checks of the headline estimator, when asked for
+    /// ([`Comparison::with_self_check`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub selfcheck: Option<SelfCheck>,
     /// Per-step training values and validation checks of the neural estimators, for traces
     /// and plots.
     #[serde(skip)]
@@ -36,7 +41,33 @@ pub struct Comparison {
 impl Comparison {
     /// The headline estimate: the first lower bound, else the first estimate.
     pub fn headline(&self) -> Option<&Estimate> {
-        self.estimates.iter().find(|e| e.kind == Kind::Lower).or(self.estimates.first())
+        self.headline_index().map(|i| &self.estimates[i])
+    }
+
+    /// The index of [`Comparison::headline`] among the estimates.
+    pub fn headline_index(&self) -> Option<usize> {
+        self.estimates.iter().position(|e| e.kind == Kind::Lower).or((!self.estimates.is_empty()).then_some(0))
+    }
+
+    /// The comparison with the self-consistency checks ([`self_check`]) of its headline
+    /// estimator, `specs[headline_index]` built with `settings`, on the same data and seed; a
+    /// failed check adds a warning.
+    pub fn with_self_check(
+        mut self,
+        specs: &[EstimatorSpec],
+        settings: &Settings,
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        seed: u64,
+    ) -> Result<Self> {
+        let Some(i) = self.headline_index() else { return Ok(self) };
+        let estimator = specs[i].build(settings)?;
+        let check = self_check(estimator.as_ref(), &self.estimates[i], x, y, seed)?;
+        for f in &check.failures {
+            self.warnings.push(format!("self-check of {}: {f}; do not trust it on this data", self.estimates[i].label));
+        }
+        self.selfcheck = Some(check);
+        Ok(self)
     }
 
     /// The comparison as JSON, as `mibound estimate --json` prints it (and the Python bindings
@@ -223,6 +254,7 @@ pub fn compare(
         significant,
         dependence_test: Some(test),
         warnings,
+        selfcheck: None,
         trace,
     })
 }

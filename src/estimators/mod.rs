@@ -40,6 +40,7 @@ mod compare;
 pub mod flow;
 pub mod marginal;
 pub mod neural;
+pub mod selfcheck;
 pub mod significance;
 mod spec;
 
@@ -47,7 +48,8 @@ pub use crate::bounds::BoundKind as Kind;
 pub use compare::{Comparison, Unit, compare};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig};
-pub use spec::{EstimatorSpec, Options, Settings};
+pub use selfcheck::{SelfCheck, self_check};
+pub use spec::{DEFAULT_ESTIMATORS, EstimatorSpec, Options, Settings};
 
 use crate::error::Result;
 use nalgebra::DMatrixView;

@@ -12,6 +12,10 @@ use crate::error::{Error, Result};
 use crate::optim::AdamConfig;
 use serde::{Deserialize, Serialize};
 
+/// The estimators `mibound estimate` (and Python's `estimate`) run when none are named: the
+/// headline lower bound and the classical cross-check (KSG); every other bound is opt-in.
+pub const DEFAULT_ESTIMATORS: &str = "infonce,ksg";
+
 /// The settings shared by every estimator of a family, beyond what its name says.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]

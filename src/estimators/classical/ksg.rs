@@ -84,6 +84,9 @@ pub struct KsgResult {
     pub mean_nx: f64,
     /// Mean of `n_y(i)`.
     pub mean_ny: f64,
+    /// Standard deviation of the per-point terms `ψ(k) + ψ(n) − ψ(n_x(i) + 1) − ψ(n_y(i) + 1)`
+    /// whose mean the estimate is.
+    pub term_sd: f64,
 }
 
 /// The KSG estimate (module docs) of `I(X; Y)` in nats from the rows of `x` and `y`, as is: no
@@ -158,9 +161,11 @@ pub fn ksg_with(
     let strict = variant == KsgVariant::Ksg1;
     let psi = digamma_table(n + 1);
     let shift = usize::from(strict);
-    let mut sum = 0.0;
+    let (mut sum, mut sum_sq) = (0.0, 0.0);
     for (&a, &b) in nx.iter().zip(&ny) {
-        sum += psi[a as usize + shift] + psi[b as usize + shift];
+        let t = psi[a as usize + shift] + psi[b as usize + shift];
+        sum += t;
+        sum_sq += t * t;
     }
     let nf = n as f64;
     let kf = k as f64;
@@ -170,7 +175,9 @@ pub fn ksg_with(
         KsgVariant::Ksg2 => base - 1.0 / kf - sum / nf,
     };
     let mean = |c: &[u32]| c.iter().map(|&v| v as f64).sum::<f64>() / nf;
-    Ok(KsgResult { mi, mean_nx: mean(&nx), mean_ny: mean(&ny) })
+    // The per-point terms differ from ψ(nx + 1) + ψ(ny + 1) by constants: same spread.
+    let term_sd = (((sum_sq - sum * sum / nf) / (nf - 1.0)).max(0.0)).sqrt();
+    Ok(KsgResult { mi, mean_nx: mean(&nx), mean_ny: mean(&ny), term_sd })
 }
 
 /// The counts `n_x(i)`, `n_y(i)` by one exact pass over all other points per point.
