@@ -1,0 +1,33 @@
+//! `mibound bmi`: benchmark-mi's external-estimator protocol.
+
+use super::EstimateOpts;
+use super::estimate::config;
+use crate::data::files::{check_values, read_csv};
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// `mibound bmi SAMPLE DIM_X DIM_Y`: prints the headline estimate and nothing else.
+pub fn bmi(sample: &Path, dim_x: usize, dim_y: usize, opts: &EstimateOpts) -> Result<()> {
+    let t = read_csv(sample)?;
+    if t.columns.len() != dim_x + dim_y {
+        return Err(Error::Data {
+            path: sample.to_path_buf(),
+            msg: format!("{} columns, but DIM_X + DIM_Y = {}", t.columns.len(), dim_x + dim_y),
+        });
+    }
+    let cx: Vec<usize> = (0..dim_x).collect();
+    let cy: Vec<usize> = (dim_x..dim_x + dim_y).collect();
+    check_values(sample, &t, &cx)?;
+    check_values(sample, &t, &cy)?;
+    let (specs, settings) = config(opts)?;
+    // Only the headline estimate is printed: run only that estimator (the first lower bound,
+    // else the first estimator named).
+    let head = specs
+        .iter()
+        .find(|s| s.build(&settings).is_ok_and(|e| e.kind() == crate::estimators::Kind::Lower))
+        .unwrap_or(&specs[0]);
+    let (x, y) = (t.values.select_columns(&cx), t.values.select_columns(&cy));
+    let est = head.build(&settings)?.estimate(x.as_view(), y.as_view(), opts.seed)?;
+    println!("{}", est.value);
+    Ok(())
+}
