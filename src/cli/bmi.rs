@@ -2,7 +2,8 @@
 
 use super::EstimateOpts;
 use super::estimate::config;
-use crate::data::files::{check_values, read_csv};
+use crate::data::files::read_csv;
+use crate::data::rules;
 use crate::error::{Error, Result};
 use std::path::Path;
 
@@ -17,8 +18,11 @@ pub fn bmi(sample: &Path, dim_x: usize, dim_y: usize, opts: &EstimateOpts) -> Re
     }
     let cx: Vec<usize> = (0..dim_x).collect();
     let cy: Vec<usize> = (dim_x..dim_x + dim_y).collect();
-    check_values(sample, &t, &cx)?;
-    check_values(sample, &t, &cy)?;
+    let ((vx, nx), (vy, ny)) = (t.select(&cx), t.select(&cy));
+    let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &t.lines };
+    let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &t.lines };
+    rules::check(&ix, &iy, &rules::Rules::default())
+        .map_err(|problem| Error::Input { origin: vec![sample.to_path_buf()], problem })?;
     let (specs, settings) = config(opts)?;
     // Only the headline estimate is printed: run only that estimator (the first lower bound,
     // else the first estimator named).
@@ -26,7 +30,7 @@ pub fn bmi(sample: &Path, dim_x: usize, dim_y: usize, opts: &EstimateOpts) -> Re
         .iter()
         .find(|s| s.build(&settings).is_ok_and(|e| e.kind() == crate::estimators::Kind::Lower))
         .unwrap_or(&specs[0]);
-    let (x, y) = (t.values.select_columns(&cx), t.values.select_columns(&cy));
+    let (x, y) = (vx, vy);
     let est = head.build(&settings)?.estimate(x.as_view(), y.as_view(), opts.seed)?;
     println!("{}", est.value);
     Ok(())

@@ -4,10 +4,8 @@ use super::output::{io_err, write_atomic};
 use super::report::{json, table, trace_csv};
 use super::trace_plot::trace_figure;
 use super::{EstimateOpts, InputOpts};
-use crate::data::files::{
-    CsvOptions, Table, check_finite, constant_columns, describe_constant, parse_delimiter, read_table_with,
-    select_columns,
-};
+use crate::data::files::{CsvOptions, Table, parse_delimiter, read_table_with, select_columns};
+use crate::data::rules::{self, InputError, Side};
 use crate::error::{Error, Result};
 pub use crate::estimators::Unit;
 use crate::estimators::{Comparison, EstimatorSpec, Options, Settings, compare};
@@ -45,20 +43,9 @@ impl InputOpts {
     }
 }
 
-/// Whether column 0 of a CSV table looks like the index pandas' `DataFrame.to_csv()` writes:
-/// an unnamed (or `index`) column holding 0, 1, 2, … (or 1, 2, 3, …).
-fn looks_like_pandas_index(t: &Table) -> bool {
-    let n = t.values.nrows();
-    let name = t.columns.first().map(|c| c.to_ascii_lowercase()).unwrap_or_default();
-    let named = name.is_empty() || name == "unnamed: 0" || name == "index";
-    let counts = |start: f64| (0..n).all(|i| t.values[(i, 0)] == start + i as f64);
-    t.is_csv() && n >= 3 && named && (counts(0.0) || counts(1.0))
-}
-
-/// Loads x and y from one or two files, with column selections, and checks them: every value
-/// finite; constant columns refused with one message naming them all (0-based, as `--x-cols`
-/// counts), or dropped with `--drop-constant`; a warning on stderr when column 0 of a CSV
-/// file looks like a pandas index and is used.
+/// Loads x and y from one or two files, with column selections, and applies the data rules
+/// ([`crate::data::rules`]): a refusal names the file(s) before the rule's sentence; the notes
+/// (constant columns dropped with `--drop-constant`, a pandas index column used) go to stderr.
 pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
     let Files { x, y, x_cols, y_cols } = *f;
     let csv = input.csv()?;
@@ -76,7 +63,7 @@ pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatri
         }
     };
     let same = y_path == x;
-    let (mut cx, mut cy) = if same {
+    let (cx, cy) = if same {
         let cy =
             columns(y_path, &ty, y_cols, &x_cols.map(|s| select_columns(x, &tx, s)).transpose()?.unwrap_or_default())?;
         (columns(x, &tx, x_cols, &cy)?, cy)
@@ -86,59 +73,44 @@ pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatri
     if same && cx.iter().any(|c| cy.contains(c)) {
         return Err(Error::Data { path: x.to_path_buf(), msg: "the x and y column selections overlap".into() });
     }
-    if tx.values.nrows() != ty.values.nrows() {
-        return Err(Error::Data {
-            path: y_path.to_path_buf(),
-            msg: format!(
-                "{} rows, but {} has {}: x and y must have one row per sample",
-                ty.values.nrows(),
-                x.display(),
-                tx.values.nrows()
-            ),
-        });
-    }
-    check_finite(x, &tx, &cx)?;
-    check_finite(y_path, &ty, &cy)?;
-    let (kx, ky) = (constant_columns(&tx, &cx), constant_columns(&ty, &cy));
-    if !kx.is_empty() || !ky.is_empty() {
-        let file = |p: &Path| if same { String::new() } else { format!(" ({})", p.display()) };
-        let mut parts = Vec::new();
-        if !kx.is_empty() {
-            parts.push(format!("x{}: {}", file(x), describe_constant(&tx, &kx)));
-        }
-        if !ky.is_empty() {
-            parts.push(format!("y{}: {}", file(y_path), describe_constant(&ty, &ky)));
-        }
-        let path = if kx.is_empty() { y_path } else { x };
-        if !input.drop_constant {
-            return Err(Error::Data {
-                path: path.to_path_buf(),
-                msg: format!(
-                    "constant columns carry no information: {}; leave them out with --x-cols/--y-cols or pass --drop-constant",
-                    parts.join("; ")
-                ),
-            });
-        }
-        cx.retain(|j| !kx.contains(j));
-        cy.retain(|j| !ky.contains(j));
-        for (what, c, p) in [("x", &cx, x), ("y", &cy, y_path)] {
-            if c.is_empty() {
-                return Err(Error::Data { path: p.to_path_buf(), msg: format!("every {what} column is constant") });
+    let ((vx, nx), (vy, ny)) = (tx.select(&cx), ty.select(&cy));
+    let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &tx.lines };
+    let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &ty.lines };
+    let asked = rules::Rules { drop_constant: input.drop_constant, drop_option: Some("--drop-constant".into()) };
+    // The files a problem concerns, x's first, each once.
+    let files = |sides: &[Side]| {
+        let mut out: Vec<std::path::PathBuf> = Vec::new();
+        for s in sides {
+            let p = if *s == Side::X { x } else { y_path };
+            if !out.iter().any(|o| o == p) {
+                out.push(p.to_path_buf());
             }
         }
-        eprintln!("note: --drop-constant: dropped constant {}", parts.join("; "));
-    }
-    for (what, t, c, p, flag) in [("x", &tx, &cx, x, "--x-cols"), ("y", &ty, &cy, y_path, "--y-cols")] {
-        if c.contains(&0) && looks_like_pandas_index(t) {
-            eprintln!(
-                "warning: {}: column 0 ('{}') counts {} like the index pandas' to_csv() writes (use index=False); it is included in {what}: leave it out with {flag}",
-                p.display(),
-                t.columns[0],
-                if t.values[(0, 0)] == 0.0 { "0, 1, 2, …" } else { "1, 2, 3, …" }
-            );
+        out
+    };
+    let checked = rules::check(&ix, &iy, &asked).map_err(|problem| {
+        let sides: Vec<Side> = match &problem {
+            InputError::NoColumns { side } | InputError::NonFinite { side, .. } | InputError::AllConstant { side } => {
+                vec![*side]
+            }
+            InputError::Constant { x, y, .. } => {
+                [(Side::X, x.is_empty()), (Side::Y, y.is_empty())].iter().filter(|s| !s.1).map(|s| s.0).collect()
+            }
+            _ => vec![Side::X, Side::Y],
+        };
+        Error::Input { origin: files(&sides), problem }
+    })?;
+    for note in &checked.notes {
+        match note {
+            rules::Note::DroppedConstant { .. } => eprintln!("note: --drop-constant: {note}"),
+            rules::Note::IndexColumn { side, .. } => {
+                let flag = if *side == Side::X { "--x-cols" } else { "--y-cols" };
+                let path = files(&[*side])[0].display().to_string();
+                eprintln!("warning: {path}: {note}: leave it out with {flag}");
+            }
         }
     }
-    Ok((tx.values.select_columns(&cx), ty.values.select_columns(&cy)))
+    Ok(checked.select(&ix, &iy))
 }
 
 /// The estimators and their settings from the command-line options (checked by

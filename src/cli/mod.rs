@@ -39,7 +39,7 @@ pub struct EstimateOpts {
         long,
         alias = "bounds",
         alias = "estimator",
-        default_value = "infonce,smile:5,l1out,ksg",
+        default_value = crate::estimators::DEFAULT_ESTIMATORS,
         value_delimiter = ','
     )]
     pub estimators: Vec<String>,
@@ -72,7 +72,7 @@ pub struct EstimateOpts {
     #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
     pub folds: usize,
     /// Seed.
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED, allow_negative_numbers = true)]
     pub seed: u64,
     /// Map each coordinate before training (MI is unchanged by invertible maps): copula (ranks →
     /// normal scores, fitted on each fold's training rows; tames heavy tails), standardize, none.
@@ -464,8 +464,8 @@ mod tests {
     fn command_line_defaults_are_the_library_defaults() {
         let (specs, settings) = estimate::config(&EstimateOpts::default()).unwrap();
         assert_eq!(settings, crate::estimators::Settings::default());
-        let names: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
-        assert_eq!(names, ["infonce", "smile:5", "l1out", "ksg:k=5"]);
+        assert_eq!(specs, crate::estimators::EstimatorSpec::defaults());
+        assert_eq!(EstimateOpts::default().seed, crate::estimators::DEFAULT_SEED);
         // `demo` reads its files with the input defaults: they must be the command line's.
         let input = InputOpts::default();
         assert_eq!((input.header.as_str(), input.delimiter, input.drop_constant), ("auto", None, false));

@@ -47,7 +47,7 @@ pub use crate::bounds::BoundKind as Kind;
 pub use compare::{Comparison, Unit, compare};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig};
-pub use spec::{EstimatorSpec, Options, Settings};
+pub use spec::{DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, Options, Settings};
 
 use crate::error::Result;
 use nalgebra::DMatrixView;

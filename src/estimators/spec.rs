@@ -12,6 +12,20 @@ use crate::error::{Error, Result};
 use crate::optim::AdamConfig;
 use serde::{Deserialize, Serialize};
 
+/// The estimators `mibound estimate` and Python's `mibound.estimate` run when none are named:
+/// the first lower bound is the headline, KSG its classical cross-check.
+pub const DEFAULT_ESTIMATORS: &str = "infonce,smile:5,l1out,ksg";
+
+/// The seed of an estimate when none is given.
+pub const DEFAULT_SEED: u64 = 0;
+
+impl EstimatorSpec {
+    /// [`DEFAULT_ESTIMATORS`], parsed.
+    pub fn defaults() -> Vec<EstimatorSpec> {
+        Self::parse_list(DEFAULT_ESTIMATORS).expect("the default estimators parse")
+    }
+}
+
 /// The settings shared by every estimator of a family, beyond what its name says.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
