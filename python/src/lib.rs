@@ -8,9 +8,9 @@
 //! polls for signals (Ctrl-C), so a long estimate stops promptly with `KeyboardInterrupt`.
 
 use mibound::bounds::BoundSpec;
+use mibound::data::rules;
 use mibound::data::{Task, rng};
 use mibound::error::Error;
-use mibound::data::rules;
 use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare};
 use mibound::train::Progress;
@@ -285,9 +285,8 @@ impl Call {
             Some(e) => estimator_specs(&e)?,
             None => EstimatorSpec::defaults(),
         };
-        let int = |k: &str, default: u64| -> PyResult<u64> {
-            get(k)?.map_or(Ok(default), |v| count(k, v.extract::<i64>()?))
-        };
+        let int =
+            |k: &str, default: u64| -> PyResult<u64> { get(k)?.map_or(Ok(default), |v| count(k, v.extract::<i64>()?)) };
         let seed = int("seed", DEFAULT_SEED)?;
         let unit: Option<String> = get("unit")?.map(|v| v.extract()).transpose()?;
         let unit = Unit::from_options(unit.as_deref(), false).map_err(py_err)?;
@@ -319,7 +318,8 @@ impl Call {
     }
 }
 
-/// `_native.defaults()`: every option of the options object with the library's default.
+/// `_native.defaults()`: every option of the options object with the library's default, in
+/// the order of [`OPTION_KEYS`].
 #[pyfunction]
 fn defaults(py: Python<'_>) -> PyResult<PyObject> {
     let o = Options::default();
@@ -330,7 +330,13 @@ fn defaults(py: Python<'_>) -> PyResult<PyObject> {
         "weight_decay": o.weight_decay, "folds": o.folds, "transform": o.transform,
         "drop_constant": rules::Rules::default().drop_constant,
     });
-    from_json(py, &v)
+    let all = from_json(py, &v)?;
+    let all = all.bind(py);
+    let ordered = PyDict::new(py);
+    for key in OPTION_KEYS {
+        ordered.set_item(key, all.get_item(key)?)?;
+    }
+    Ok(ordered.into_any().unbind())
 }
 
 /// The data after the rules: the columns used (viewed in place when all are), their names and
