@@ -74,6 +74,17 @@ impl Compute {
         if self.threads > 1 && rayon::current_thread_index().is_none() { rayon::scope(|_| f()) } else { f() }
     }
 
+    /// Runs `f` on a rayon pool of its own with [`Compute::threads`] workers, not on rayon's
+    /// global pool, so a command's thread count is never a process-wide setting; the
+    /// [`Compute::on_pool`]s and joins inside `f` use this pool.
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> Result<R> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads)
+            .build()
+            .map_err(|e| Error::param("threads", self.threads, &e.to_string()))?;
+        Ok(pool.install(f))
+    }
+
     /// Runs `a` and `b`, concurrently when more than one thread is allowed.
     pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where

@@ -82,6 +82,161 @@ pub enum Error {
     /// The caller asked the run to stop (see [`crate::train::Progress::cancelled`]).
     #[error("cancelled")]
     Cancelled,
+    /// Data that breaks a data rule ([`crate::data::rules`]): the sentence of `problem`, after
+    /// the files it is in (the command line) or alone (Python, where the data has no file).
+    #[error("{}{problem}", origin_prefix(origin))]
+    Input {
+        /// The files the data was read from, where it was read from files.
+        origin: Vec<PathBuf>,
+        /// What is wrong.
+        problem: InputError,
+    },
+}
+
+fn origin_prefix(origin: &[PathBuf]) -> String {
+    if origin.is_empty() {
+        return String::new();
+    }
+    let files: Vec<String> = origin.iter().map(|p| p.display().to_string()).collect();
+    format!("{}: ", files.join(" and "))
+}
+
+/// Which of the two inputs of an estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// `x`.
+    X,
+    /// `y`.
+    Y,
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Side::X => "x",
+            Side::Y => "y",
+        })
+    }
+}
+
+/// A data row as messages name it: `row i` (0-based, as numpy and pandas' `iloc` count), with
+/// the 1-based line of a CSV file when it has one: `line l (row i)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// 0-based data row.
+    pub index: usize,
+    /// 1-based line of the file, for CSV files.
+    pub line: Option<usize>,
+}
+
+impl std::fmt::Display for Row {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "line {l} (row {})", self.index),
+            None => write!(f, "row {}", self.index),
+        }
+    }
+}
+
+/// A column as messages name it: its 0-based index as the user counts it (in the file, as
+/// `--x-cols` does, or in the DataFrame) and its name: `column 3 ('b')`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// 0-based index.
+    pub index: usize,
+    /// Name (the index as text when the data has no names).
+    pub name: String,
+}
+
+impl std::fmt::Display for Column {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "column {} ('{}')", self.index, self.name)
+    }
+}
+
+/// A constant column with its value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    /// The column.
+    pub column: Column,
+    /// Its one value.
+    pub value: f64,
+}
+
+/// `x: columns 0 ('a') = 0, 3 ('d') = 1; y: column 1 ('b') = 5`: the constant columns of each
+/// input, for messages.
+pub fn describe_constant(x: &[Constant], y: &[Constant]) -> String {
+    let side = |s: Side, cols: &[Constant]| {
+        let all: Vec<String> =
+            cols.iter().map(|c| format!("{} ('{}') = {}", c.column.index, c.column.name, c.value)).collect();
+        format!("{s}: column{} {}", if cols.len() == 1 { "" } else { "s" }, all.join(", "))
+    };
+    let mut parts = Vec::new();
+    if !x.is_empty() {
+        parts.push(side(Side::X, x));
+    }
+    if !y.is_empty() {
+        parts.push(side(Side::Y, y));
+    }
+    parts.join("; ")
+}
+
+/// Input data that breaks a rule of [`crate::data::rules`]. The message is one sentence, the
+/// same from the command line and from Python (the command line puts the file before it).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// An input without columns.
+    #[error("{side} has no columns")]
+    NoColumns {
+        /// Which input.
+        side: Side,
+    },
+    /// x and y with different numbers of rows.
+    #[error("x has {x} rows, y has {y} rows: x and y must have one row per sample")]
+    Rows {
+        /// Rows of x.
+        x: usize,
+        /// Rows of y.
+        y: usize,
+    },
+    /// Fewer rows than any estimate needs.
+    #[error("too few rows: {rows}; an estimate needs at least {min}")]
+    TooFewRows {
+        /// Rows given.
+        rows: usize,
+        /// Rows needed.
+        min: usize,
+    },
+    /// A NaN or infinite value.
+    #[error("{side}, {row}, {column}: value {value} is not finite")]
+    NonFinite {
+        /// Which input.
+        side: Side,
+        /// Where.
+        row: Row,
+        /// Which column.
+        column: Column,
+        /// The value.
+        value: f64,
+    },
+    /// Constant columns, all named at once.
+    #[error("constant columns carry no information: {}; leave them out{}", describe_constant(x, y), option.as_ref().map(|o| format!(" or pass {o}")).unwrap_or_default())]
+    Constant {
+        /// The constant columns of x.
+        x: Vec<Constant>,
+        /// The constant columns of y.
+        y: Vec<Constant>,
+        /// How the caller spells the option that drops them (`--drop-constant`,
+        /// `drop_constant=True`), where there is one.
+        option: Option<String>,
+    },
+    /// Every column of an input was constant and dropped.
+    #[error("every {side} column is constant")]
+    AllConstant {
+        /// Which input.
+        side: Side,
+    },
 }
 
 /// `Result` with [`Error`].

@@ -94,12 +94,40 @@ pub fn calls() -> u64 {
 
 /// Sets the number of OpenBLAS threads inside each product (default 1; no effect on the
 /// native backend, which is single-threaded). Threads for a whole step are
-/// [`crate::compute::Compute::threads`]. (This one is OpenBLAS's own process-wide setting.)
+/// [`crate::compute::Compute::threads`]. (This one is OpenBLAS's own process-wide setting:
+/// prefer [`with_blas_threads`], which restores it.)
 pub fn set_blas_threads(threads: usize) {
     #[cfg(feature = "blas")]
     blas::set_threads(threads);
     #[cfg(not(feature = "blas"))]
     let _ = threads;
+}
+
+/// The OpenBLAS threads inside each product (1 until set).
+#[cfg(feature = "blas")]
+pub fn blas_threads() -> usize {
+    blas::threads()
+}
+
+/// The OpenBLAS threads inside each product: always 1 without the `blas` feature.
+#[cfg(not(feature = "blas"))]
+pub fn blas_threads() -> usize {
+    1
+}
+
+/// Runs `f` with `threads` OpenBLAS threads inside each product, then restores the previous
+/// count (also when `f` panics). OpenBLAS has no per-call thread count, so this is the narrowest
+/// scope the setting can have.
+pub fn with_blas_threads<R>(threads: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            set_blas_threads(self.0);
+        }
+    }
+    let _restore = Restore(blas_threads());
+    set_blas_threads(threads);
+    f()
 }
 
 /// The shapes `(m, k, n, op(A), op(B))` on which [`measure_gflops`] measures the gemm peak: the
@@ -287,18 +315,22 @@ mod blas {
     use cblas_sys::{CBLAS_LAYOUT, CBLAS_TRANSPOSE, cblas_dgemm, cblas_sgemm};
     use nalgebra::{DMatrixView, DMatrixViewMut};
     use std::any::TypeId;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     unsafe extern "C" {
         fn openblas_set_num_threads(n: std::os::raw::c_int);
     }
 
-    /// Whether the thread count was set; OpenBLAS's own default is every core, which
+    /// The thread count set, 0 until set; OpenBLAS's own default is every core, which
     /// oversubscribes the machine when steps or runs are already parallel.
-    static THREADS_SET: AtomicBool = AtomicBool::new(false);
+    static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+    pub fn threads() -> usize {
+        THREADS.load(Ordering::Relaxed).max(1)
+    }
 
     pub fn set_threads(n: usize) {
-        THREADS_SET.store(true, Ordering::Relaxed);
+        THREADS.store(n.max(1), Ordering::Relaxed);
         // SAFETY: a plain setter in OpenBLAS, callable at any time.
         unsafe { openblas_set_num_threads(n.max(1) as std::os::raw::c_int) }
     }
@@ -319,7 +351,7 @@ mod blas {
         beta: T,
         mut c: DMatrixViewMut<'_, T>,
     ) {
-        if !THREADS_SET.load(Ordering::Relaxed) {
+        if THREADS.load(Ordering::Relaxed) == 0 {
             set_threads(1);
         }
         let (m, n) = c.shape();

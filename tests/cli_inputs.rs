@@ -235,11 +235,11 @@ fn every_constant_column_is_named_at_once_or_dropped() {
     // The same numbers as leaving them out by hand.
     let (by_hand, _) = estimate_json(&["--x", &f, "--x-cols", "1,2,4-6", "--y-cols", "target"]);
     assert_eq!(value(&dropped), value(&by_hand));
-    // Two files: each part names its file.
+    // Two files: the message names both before the sentence.
     let y = write(&d.join("y.csv"), "a,b\n".to_string() + &"2,0\n3,0\n4,0\n".repeat(100));
     fails_with(
         &run(&[&["estimate", "--x", &f, "--x-cols", "0-7", "--y", &y][..], &FAST].concat()),
-        &["x (", "digits.csv): columns 0 ('pixel_0')", "y (", "y.csv): column 1 ('b') = 0"],
+        &["digits.csv and ", "y.csv: constant columns", "x: columns 0 ('pixel_0')", "y: column 1 ('b') = 0"],
     );
     // Everything constant: nothing left to estimate with.
     fails_with(

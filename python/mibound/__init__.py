@@ -6,12 +6,17 @@
     >>> r.headline.value, r.estimates[1].interval.low
 
 ``estimate`` returns what ``mibound estimate --json`` prints, as a :class:`Comparison`: a ``dict``
-whose keys are also attributes (``r["estimates"][0]["value"] == r.estimates[0].value``).
+whose keys are also attributes (``r["estimates"][0]["value"] == r.estimates[0].value``), with
+``to_frame()`` (a tidy pandas DataFrame) and ``plot()`` (matplotlib). :class:`MutualInformation`
+is one estimator with scikit-learn's conventions (``fit``, ``value_``, ``interval_``,
+``get_params``/``set_params``).
 
 Arrays are numpy float64 or float32, 1-D (one column) or 2-D (rows are samples), in any memory
-order; anything else numpy can turn into an array (lists, integer arrays, CPU torch tensors) is
-converted to float64 first. Errors in the input are ``ValueError`` with the command line's
-message; Ctrl-C stops a running estimate with ``KeyboardInterrupt``.
+order, or pandas DataFrames/Series (their column names name the columns in messages and
+results); anything else numpy can turn into an array (lists, integer arrays, CPU torch tensors)
+is converted to float64 first. Bad data is refused with the command line's sentence (a
+``ValueError``); the notes of the data rules are :class:`DataWarning` warnings. Every default is
+the library's (:data:`DEFAULTS`). Ctrl-C stops a running estimate with ``KeyboardInterrupt``.
 
 Submodules: :mod:`mibound.bounds` (bounds on a score matrix with their gradients, for critics
 trained in PyTorch) and :mod:`mibound.bmi` (an estimator for benchmark-mi).
@@ -19,11 +24,15 @@ trained in PyTorch) and :mod:`mibound.bmi` (an estimator for benchmark-mi).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Sequence, Tuple, Union
+import types
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _native
+from ._data import DataWarning, as_input, message, warn_notes
+from .progress import callback as _progress_callback
+from .progress import finish as _progress_finish
 
 __version__: str = _native.__version__
 
@@ -32,16 +41,25 @@ ESTIMATORS: str = _native.ESTIMATORS
 #: The tasks ``sample`` draws at a given ``dim`` and ``mi`` (besides the task suite's ids).
 PARAMETRIC_TASKS: Tuple[str, ...] = tuple(_native.PARAMETRIC_TASKS)
 
-#: The estimators ``estimate`` runs when none are named.
-DEFAULT_ESTIMATORS: Tuple[str, ...] = ("infonce", "smile:5", "ksg")
+#: The library's default of every option of :func:`estimate` (read from the native module,
+#: never written in Python): the command line's defaults.
+DEFAULTS: Mapping[str, Any] = types.MappingProxyType(
+    {k: tuple(v) if isinstance(v, list) else v for k, v in _native.defaults().items()}
+)
+
+#: The estimators ``estimate`` runs when none are named (the library's).
+DEFAULT_ESTIMATORS: Tuple[str, ...] = DEFAULTS["estimators"]
 
 __all__ = [
     "Comparison",
+    "DataWarning",
     "Estimate",
+    "MutualInformation",
     "Record",
     "estimate",
     "sample",
     "tasks",
+    "DEFAULTS",
     "ESTIMATORS",
     "DEFAULT_ESTIMATORS",
     "PARAMETRIC_TASKS",
@@ -83,7 +101,9 @@ class Estimate(Record):
 class Comparison(Record):
     """The result of :func:`estimate`, with the fields of ``mibound estimate --json``:
     ``n_samples``, ``dim_x``, ``dim_y``, ``estimates`` (a list of :class:`Estimate`),
-    ``significant``, ``dependence_test``, ``warnings`` and ``unit``."""
+    ``significant``, ``dependence_test``, ``warnings`` and ``unit``; and from the data rules
+    ``notes`` (each ``{"code", "message"}``, also given as warnings), ``x_columns`` and
+    ``y_columns`` (the names of the columns used)."""
 
     def __init__(self, data: dict):
         super().__init__({k: Record._wrap(v) for k, v in data.items()})
@@ -111,12 +131,74 @@ class Comparison(Record):
     def __repr__(self) -> str:
         lines = [f"Comparison({self['n_samples']} samples, x in R^{self['dim_x']}, y in R^{self['dim_y']})"]
         lines += [f"  {e!r}" for e in self["estimates"]]
-        lines += [f"  warning: {w}" for w in self["warnings"]]
+        lines += [f"  warning: {message(w)}" for w in self["warnings"]]
         return "\n".join(lines)
+
+    def to_frame(self) -> Any:
+        """A tidy pandas DataFrame, one row per estimator: ``estimator``, ``label``, ``value``,
+        ``low``, ``high`` (in the result's ``unit``), ``unit``, ``kind``, ``seconds`` (wall
+        time) and ``warnings`` (the estimate's warnings joined by ``"; "``). Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Comparison.to_frame() needs pandas: pip install pandas") from None
+        rows = []
+        for e in self["estimates"]:
+            u = e["in_unit"]
+            rows.append(
+                {
+                    "estimator": e["estimator"],
+                    "label": e["label"],
+                    "value": _float(u["value"]),
+                    "low": _float(u["low"]),
+                    "high": _float(u["high"]),
+                    "unit": self["unit"],
+                    "kind": e["kind"],
+                    "seconds": e["wall_seconds"],
+                    "warnings": "; ".join(message(w) for w in e["diagnostics"].get("warnings", [])),
+                }
+            )
+        columns = ["estimator", "label", "value", "low", "high", "unit", "kind", "seconds", "warnings"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def plot(self, ax: Any = None, true_mi: Optional[float] = None) -> Any:
+        """Each estimate as a point with its 95 % interval, one row per estimator, coloured by
+        kind (lower bound, estimate, upper bound if exact), in the result's ``unit``; ``true_mi``
+        (same unit) draws a reference line. Returns the matplotlib Axes. Needs matplotlib."""
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("Comparison.plot() needs matplotlib: pip install matplotlib") from None
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * len(self["estimates"])))
+        colours = {"lower": "tab:blue", "estimate": "tab:green", "upper-if-exact": "tab:orange"}
+        seen = set()
+        for k, e in enumerate(self["estimates"]):
+            u = e["in_unit"]
+            v, lo, hi = _float(u["value"]), _float(u["low"]), _float(u["high"])
+            label = e["kind"] if e["kind"] not in seen else None
+            seen.add(e["kind"])
+            ax.errorbar(
+                [v], [k], xerr=[[max(v - lo, 0.0)], [max(hi - v, 0.0)]], fmt="o", capsize=4,
+                color=colours.get(e["kind"], "tab:gray"), label=label,
+            )
+        if true_mi is not None:
+            ax.axvline(true_mi, color="black", linestyle="--", linewidth=1, label="true MI")
+        ax.set_yticks(range(len(self["estimates"])))
+        ax.set_yticklabels([e["label"] for e in self["estimates"]])
+        ax.invert_yaxis()
+        ax.set_xlabel(f"I(X; Y) ({self['unit']})")
+        ax.legend(loc="best", fontsize="small")
+        return ax
 
 
 def _num(v: Optional[float]) -> str:
     return "nan" if v is None else f"{v:.3f}"
+
+
+def _float(v: Optional[float]) -> float:
+    """A JSON number, or NaN for the null a non-finite number becomes."""
+    return float("nan") if v is None else float(v)
 
 
 def _plain(v: Any) -> Any:
@@ -127,76 +209,81 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _array(a: Any, what: str) -> np.ndarray:
-    """float64 or float32 arrays pass as they are (no copy); anything else becomes float64."""
-    if isinstance(a, np.ndarray) and a.dtype in (np.float64, np.float32):
-        return a
+def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, embed: int, batch: int,
+             steps: int, lr: float, weight_decay: float, folds: int, transform: str, drop_constant: bool) -> dict:
+    """The options object of the native call."""
+    if isinstance(hidden, (int, np.integer)):
+        hidden = [int(hidden)]
+    else:
+        hidden = [int(h) for h in hidden]
+    if not isinstance(estimators, str):
+        estimators = list(estimators)
+    return dict(estimators=estimators, seed=seed, unit=unit, critic=critic, hidden=hidden, embed=embed,
+                batch=batch, steps=steps, lr=lr, weight_decay=weight_decay, folds=folds, transform=transform,
+                drop_constant=drop_constant)
+
+
+def _call(native: Any, x: Any, y: Any, options: dict, progress: Any) -> dict:
+    """A native estimate on ``x`` and ``y`` (arrays or pandas objects) with progress; the data
+    rules' notes become warnings."""
+    (xa, xn), (ya, yn) = as_input(x, "x"), as_input(y, "y")
+    cb = _progress_callback(progress)
     try:
-        return np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"{what}: expected an array of numbers ({e})") from None
+        data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb)
+    finally:
+        _progress_finish(cb)
+    warn_notes(data.get("notes", []), stacklevel=4)
+    return data
+
+
+_D = DEFAULTS
 
 
 def estimate(
     x: Any,
     y: Any,
-    estimators: Union[str, Sequence[str]] = DEFAULT_ESTIMATORS,
-    seed: int = 0,
+    estimators: Union[str, Sequence[str]] = _D["estimators"],
+    seed: int = _D["seed"],
     *,
-    unit: str = "nats",
-    critic: Optional[str] = None,
-    hidden: Union[int, Sequence[int], None] = None,
-    embed: Optional[int] = None,
-    batch: Optional[int] = None,
-    steps: Optional[int] = None,
-    lr: Optional[float] = None,
-    weight_decay: Optional[float] = None,
-    folds: Optional[int] = None,
-    transform: Optional[str] = None,
+    unit: str = _D["unit"],
+    critic: str = _D["critic"],
+    hidden: Union[int, Sequence[int]] = _D["hidden"],
+    embed: int = _D["embed"],
+    batch: int = _D["batch"],
+    steps: int = _D["steps"],
+    lr: float = _D["lr"],
+    weight_decay: float = _D["weight_decay"],
+    folds: int = _D["folds"],
+    transform: str = _D["transform"],
+    drop_constant: bool = _D["drop_constant"],
+    progress: Any = False,
 ) -> Comparison:
     """Estimates the mutual information I(X; Y) in nats with each of ``estimators``.
 
     ``x`` (n × dim_x) and ``y`` (n × dim_y) hold one joint sample per row (a 1-D array is one
-    column). ``estimators`` is a sequence of names or one comma-separated string (see
-    :data:`ESTIMATORS`): neural bounds (``infonce``, ``smile:5``, ``nwj``, ``js``, ``l1out``,
-    ``club``, …), classical estimators (``ksg``, ``ksg:k=3``, ``gaussian``, ``copula``,
-    ``binned``) and ``flow``. The same seed gives the same numbers as the Rust library and the
-    command line.
+    column; a DataFrame's column names name its columns). ``estimators`` is a sequence of names
+    or one comma-separated string (see :data:`ESTIMATORS`): neural bounds (``infonce``,
+    ``smile:5``, ``nwj``, ``js``, ``l1out``, ``club``, …), classical estimators (``ksg``,
+    ``ksg:k=3``, ``gaussian``, ``copula``, ``binned``) and ``flow``. The same seed gives the same
+    numbers as the Rust library and the command line.
 
-    The settings are those of ``mibound estimate`` (defaults in brackets): ``critic`` [auto:
-    each fold trains the separable critic of ``hidden``, ``embed`` and ``weight_decay`` and two
-    more (hidden 256, 256, embed 32, weight decay 0.01; ReLU and softplus units) and keeps the
-    one that validates highest; or one critic alone: separable, concat, cpc, bilinear,
-    cosine], ``hidden`` widths [512], ``embed`` [32],
-    ``batch`` [256], ``steps`` [3000], ``lr`` [5e-4], ``weight_decay`` [0], ``folds`` [5],
-    ``transform`` [copula; also standardize, none]; ``unit`` (nats or bits) sets each estimate's
-    ``in_unit``.
+    The settings are those of ``mibound estimate``, with its defaults (:data:`DEFAULTS`):
+    ``critic`` (``auto``: each fold trains the separable critic of ``hidden``, ``embed`` and
+    ``weight_decay`` and two more and keeps the one that validates highest; or one critic
+    alone: separable, concat, cpc, bilinear, cosine), ``hidden`` widths, ``embed``, ``batch``,
+    ``steps``, ``lr``, ``weight_decay``, ``folds``, ``transform`` (copula, standardize, none);
+    ``unit`` (nats or bits) sets each estimate's ``in_unit``. ``drop_constant=True`` drops
+    constant columns (with a :class:`DataWarning`) instead of refusing them. ``progress=True``
+    shows a tqdm bar over the training steps; a callable ``progress(done, total)`` receives the
+    counts.
 
-    Raises ``ValueError`` for bad input or settings (the command line's message, with options
+    Raises ``ValueError`` for bad data or settings (the command line's sentence, with options
     named as here), ``TypeError`` for inputs that are not arrays of numbers and
     ``KeyboardInterrupt`` on Ctrl-C (the estimate stops within a training step).
     """
-    if isinstance(hidden, (int, np.integer)):
-        hidden = [int(hidden)]
-    elif hidden is not None:
-        hidden = [int(h) for h in hidden]
-    data = _native.estimate(
-        _array(x, "x"),
-        _array(y, "y"),
-        estimators,
-        seed,
-        unit,
-        critic=critic,
-        hidden=hidden,
-        embed=embed,
-        batch=batch,
-        steps=steps,
-        lr=lr,
-        weight_decay=weight_decay,
-        folds=folds,
-        transform=transform,
-    )
-    return Comparison(data)
+    options = _options(estimators, seed, unit, critic, hidden, embed, batch, steps, lr, weight_decay, folds,
+                       transform, drop_constant)
+    return Comparison(_call(_native.estimate, x, y, options, progress))
 
 
 def tasks() -> list:
@@ -217,3 +304,4 @@ def sample(task_id: str, n: int, seed: int = 0, *, dim: int = 20, mi: float = 2.
 
 
 from . import bounds  # noqa: E402  (submodule, imported for `mibound.bounds.infonce`)
+from .estimator import MutualInformation  # noqa: E402

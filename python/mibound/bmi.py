@@ -23,7 +23,8 @@ from typing import Any, Optional
 import pydantic
 from bmi.interface import BaseModel, EstimateResult, IMutualInformationPointEstimator
 
-from . import Comparison, estimate
+from ._data import message
+from .estimator import MutualInformation
 
 __all__ = ["MiboundEstimator", "MiboundParams"]
 
@@ -50,26 +51,26 @@ class MiboundEstimator(IMutualInformationPointEstimator):
         self._seed = seed
         self._settings = settings
 
-    def _run(self, x: Any, y: Any) -> Comparison:
-        return estimate(x, y, estimators=[self._estimator], seed=self._seed, **self._settings)
+    def _run(self, x: Any, y: Any) -> MutualInformation:
+        # The one estimator alone: no comparison, no permutation test.
+        return MutualInformation(self._estimator, self._seed, **self._settings).fit(x, y)
 
     def estimate(self, x: Any, y: Any) -> float:
         """The estimate of I(X; Y) in nats from rows ``x`` (n × dim_x) and ``y`` (n × dim_y)."""
-        return _optional(self._run(x, y).estimates[0].value)
+        return _optional(self._run(x, y).estimate_.value)
 
     def estimate_with_info(self, x: Any, y: Any) -> EstimateResult:
         """The estimate with its wall time and mibound's interval, kind and diagnostics."""
         started = time.perf_counter()
-        c = self._run(x, y)
+        m = self._run(x, y)
         elapsed = time.perf_counter() - started
-        e = c.estimates[0]
+        e = m.estimate_
         info = {
             "estimator": e.estimator,
             "label": e.label,
             "kind": e.kind,
             "interval": dict(e.interval),
-            "warnings": list(e.diagnostics.get("warnings", [])) + list(c.warnings),
-            "significant": c.significant,
+            "warnings": [message(w) for w in list(e.diagnostics.get("warnings", [])) + m.notes_],
             "mibound_wall_seconds": e.wall_seconds,
         }
         return EstimateResult(mi_estimate=_optional(e.value), time_in_seconds=elapsed, additional_information=info)

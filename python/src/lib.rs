@@ -8,16 +8,18 @@
 //! polls for signals (Ctrl-C), so a long estimate stops promptly with `KeyboardInterrupt`.
 
 use mibound::bounds::BoundSpec;
+use mibound::data::rules;
 use mibound::data::{Task, rng};
 use mibound::error::Error;
-use mibound::estimators::{Comparison, EstimatorSpec, Options, Unit, compare};
+use mibound::estimators::neural::estimate_bounds;
+use mibound::estimators::{Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare};
 use mibound::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
 use numpy::ndarray::ArrayViewD;
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -36,7 +38,7 @@ fn py_err(e: Error) -> PyErr {
         Error::Shape { .. } | Error::Parameter { .. } | Error::NonFinite { .. } | Error::Unknown { .. } => {
             PyValueError::new_err(msg)
         }
-        Error::Data { .. } | Error::Format { .. } => PyValueError::new_err(msg),
+        Error::Data { .. } | Error::Format { .. } | Error::Input { .. } => PyValueError::new_err(msg),
         Error::Io { .. } => PyOSError::new_err(msg),
         Error::Diverged { .. } => PyRuntimeError::new_err(msg),
         Error::Cancelled => PyKeyboardInterrupt::new_err(msg),
@@ -126,24 +128,54 @@ impl<'py> Input<'py> {
     }
 }
 
-/// Cancels the library's run when the calling thread saw a signal.
+/// Cancels the library's run when the calling thread saw a signal, and counts the training
+/// steps taken for the progress callback.
 #[derive(Default)]
 struct Interrupt {
     cancel: AtomicBool,
+    steps: AtomicU64,
 }
 
 impl Progress for Interrupt {
-    fn advance(&self, _steps: u64) {}
+    fn advance(&self, steps: u64) {
+        self.steps.fetch_add(steps, Ordering::Relaxed);
+    }
     fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
     }
 }
 
+/// A Python callable `progress(done, total)` told the training steps taken so far, from the
+/// calling thread (with the GIL) between signal checks.
+struct Reporter {
+    callback: Option<PyObject>,
+    total: u64,
+    shown: u64,
+}
+
+impl Reporter {
+    fn report(&mut self, py: Python<'_>, done: u64) -> PyResult<()> {
+        if let Some(cb) = &self.callback
+            && done != self.shown
+        {
+            self.shown = done;
+            cb.call1(py, (done.min(self.total), self.total))?;
+        }
+        Ok(())
+    }
+}
+
 /// Runs `work` on a worker thread with the GIL released, checking for signals every
-/// [`SIGNAL_POLL`] on the calling thread. A signal whose handler raises (Ctrl-C's
-/// `KeyboardInterrupt`) cancels the run through `interrupt` and is raised once the worker has
-/// stopped. A panic in the worker becomes a `RuntimeError`, never a crash.
-fn run_released<T: Send>(py: Python<'_>, interrupt: &Interrupt, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+/// [`SIGNAL_POLL`] on the calling thread (and telling `reporter` the steps taken). A signal
+/// whose handler raises (Ctrl-C's `KeyboardInterrupt`), or an exception in the progress
+/// callback, cancels the run through `interrupt` and is raised once the worker has stopped. A
+/// panic in the worker becomes a `RuntimeError`, never a crash.
+fn run_released<T: Send>(
+    py: Python<'_>,
+    interrupt: &Interrupt,
+    reporter: &mut Reporter,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
     py.allow_threads(|| {
         std::thread::scope(|s| {
             let (done, finished) = std::sync::mpsc::channel::<()>();
@@ -152,13 +184,24 @@ fn run_released<T: Send>(py: Python<'_>, interrupt: &Interrupt, work: impl FnOnc
                 work()
             });
             let mut raised = None;
+            let mut poll = || {
+                Python::with_gil(|py| {
+                    py.check_signals()?;
+                    reporter.report(py, interrupt.steps.load(Ordering::Relaxed))
+                })
+            };
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(SIGNAL_POLL) {
                 if raised.is_none()
-                    && let Err(e) = Python::with_gil(|py| py.check_signals())
+                    && let Err(e) = poll()
                 {
                     interrupt.cancel.store(true, Ordering::Relaxed);
                     raised = Some(e);
                 }
+            }
+            if raised.is_none()
+                && let Err(e) = poll()
+            {
+                raised = Some(e);
             }
             let out = worker.join().map_err(|payload| {
                 let what = payload
@@ -189,8 +232,8 @@ fn count(name: &str, v: i64) -> PyResult<u64> {
 
 /// The estimator names: a comma-separated string or a sequence of names.
 fn estimator_specs(obj: &Bound<'_, PyAny>) -> PyResult<Vec<EstimatorSpec>> {
-    let names: Vec<String> = if let Ok(s) = obj.downcast::<PyString>() {
-        vec![s.to_str()?.to_string()]
+    let names: Vec<String> = if obj.downcast::<PyString>().is_ok() {
+        vec![obj.extract::<String>()?]
     } else {
         obj.extract::<Vec<String>>()
             .map_err(|_| PyTypeError::new_err("estimators: expected a string or a sequence of strings"))?
@@ -202,56 +245,231 @@ fn estimator_specs(obj: &Bound<'_, PyAny>) -> PyResult<Vec<EstimatorSpec>> {
     Ok(specs)
 }
 
-/// `mibound.estimate`: every estimator of `estimators` on `x`, `y`, as `mibound estimate
-/// --json` reports it (a dict).
+/// The keys of the options object, in the order of [`defaults`].
+const OPTION_KEYS: [&str; 13] = [
+    "estimators",
+    "seed",
+    "unit",
+    "critic",
+    "hidden",
+    "embed",
+    "batch",
+    "steps",
+    "lr",
+    "weight_decay",
+    "folds",
+    "transform",
+    "drop_constant",
+];
+
+/// The options of one estimate, read from the options object (a dict of [`OPTION_KEYS`]; a
+/// missing key takes the library's default, an unknown one is a `ValueError`).
+struct Call {
+    specs: Vec<EstimatorSpec>,
+    seed: u64,
+    unit: Unit,
+    settings: Settings,
+    rules: rules::Rules,
+}
+
+impl Call {
+    fn from_options(options: &Bound<'_, PyDict>) -> PyResult<Self> {
+        for key in options.keys() {
+            let key: String = key.extract()?;
+            if !OPTION_KEYS.contains(&key.as_str()) {
+                return Err(py_err(Error::Unknown { kind: "option", name: key, known: OPTION_KEYS.join(", ") }));
+            }
+        }
+        let get = |k: &str| options.get_item(k).map(|v| v.filter(|v| !v.is_none()));
+        let specs = match get("estimators")? {
+            Some(e) => estimator_specs(&e)?,
+            None => EstimatorSpec::defaults(),
+        };
+        let int =
+            |k: &str, default: u64| -> PyResult<u64> { get(k)?.map_or(Ok(default), |v| count(k, v.extract::<i64>()?)) };
+        let seed = int("seed", DEFAULT_SEED)?;
+        let unit: Option<String> = get("unit")?.map(|v| v.extract()).transpose()?;
+        let unit = Unit::from_options(unit.as_deref(), false).map_err(py_err)?;
+        let mut o = Options::default();
+        if let Some(c) = get("critic")? {
+            o.critic = c.extract()?;
+        }
+        if let Some(h) = get("hidden")? {
+            let widths: Vec<i64> = h.extract()?;
+            o.hidden = widths.into_iter().map(|w| count("hidden", w).map(|w| w as usize)).collect::<PyResult<_>>()?;
+        }
+        o.embed = int("embed", o.embed as u64)? as usize;
+        o.batch = int("batch", o.batch as u64)? as usize;
+        o.steps = int("steps", o.steps)?;
+        o.folds = int("folds", o.folds as u64)? as usize;
+        if let Some(v) = get("lr")? {
+            o.lr = v.extract()?;
+        }
+        if let Some(v) = get("weight_decay")? {
+            o.weight_decay = v.extract()?;
+        }
+        if let Some(v) = get("transform")? {
+            o.transform = v.extract()?;
+        }
+        let drop_constant = get("drop_constant")?.map(|v| v.extract::<bool>()).transpose()?.unwrap_or_default();
+        let settings = o.settings(str::to_string).map_err(py_err)?;
+        let rules = rules::Rules { drop_constant, drop_option: Some("drop_constant=True".into()) };
+        Ok(Call { specs, seed, unit, settings, rules })
+    }
+}
+
+/// `_native.defaults()`: every option of the options object with the library's default, in
+/// the order of [`OPTION_KEYS`].
 #[pyfunction]
-#[pyo3(signature = (x, y, estimators, seed, unit, critic=None, hidden=None, embed=None, batch=None, steps=None, lr=None, weight_decay=None, folds=None, transform=None))]
-#[allow(clippy::too_many_arguments)]
+fn defaults(py: Python<'_>) -> PyResult<PyObject> {
+    let o = Options::default();
+    let specs: Vec<String> = EstimatorSpec::defaults().iter().map(|s| s.to_string()).collect();
+    let v = serde_json::json!({
+        "estimators": specs, "seed": DEFAULT_SEED, "unit": Unit::default().name(), "critic": o.critic,
+        "hidden": o.hidden, "embed": o.embed, "batch": o.batch, "steps": o.steps, "lr": o.lr,
+        "weight_decay": o.weight_decay, "folds": o.folds, "transform": o.transform,
+        "drop_constant": rules::Rules::default().drop_constant,
+    });
+    let all = from_json(py, &v)?;
+    let all = all.bind(py);
+    let ordered = PyDict::new(py);
+    for key in OPTION_KEYS {
+        ordered.set_item(key, all.get_item(key)?)?;
+    }
+    Ok(ordered.into_any().unbind())
+}
+
+/// The data after the rules: the columns used (viewed in place when all are), their names and
+/// the notes.
+struct Data<'a> {
+    x: Matrix<'a>,
+    y: Matrix<'a>,
+    checked: rules::Checked,
+}
+
+fn apply_rules<'a>(
+    x: &'a Matrix<'a>,
+    y: &'a Matrix<'a>,
+    names: (Option<Vec<String>>, Option<Vec<String>>),
+    rules: &rules::Rules,
+) -> Result<Data<'a>, Error> {
+    let input = |m: &'a Matrix<'a>, n: &Option<Vec<String>>| match n {
+        Some(n) => rules::Input::named(m.view(), n),
+        None => rules::Input::new(m.view()),
+    };
+    let (ix, iy) = (input(x, &names.0), input(y, &names.1));
+    let checked = rules::check(&ix, &iy, rules).map_err(|problem| Error::Input { origin: Vec::new(), problem })?;
+    if checked.uses_all(&ix, &iy) {
+        return Ok(Data { x: Matrix::View(x.view()), y: Matrix::View(y.view()), checked });
+    }
+    let (sx, sy) = checked.select(&ix, &iy);
+    Ok(Data { x: Matrix::Owned(sx), y: Matrix::Owned(sy), checked })
+}
+
+/// What the rules said, for the Python result: `notes` (code and message) and the names of the
+/// columns used.
+fn rules_json(c: &rules::Checked) -> serde_json::Value {
+    let names = |cols: &[rules::Column]| cols.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+    let notes: Vec<serde_json::Value> =
+        c.notes.iter().map(|n| serde_json::json!({"code": n.code(), "message": n.to_string()})).collect();
+    serde_json::json!({"notes": notes, "x_columns": names(&c.x_columns), "y_columns": names(&c.y_columns)})
+}
+
+/// Runs `work` on the checked data with the GIL released, Ctrl-C and progress (see
+/// [`run_released`]); `total` is the training steps the progress callback counts to.
+fn run_on<T: Send>(
+    py: Python<'_>,
+    (x, y): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    names: (Option<Vec<String>>, Option<Vec<String>>),
+    call: &Call,
+    progress: Option<PyObject>,
+    work: impl Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, &Interrupt) -> mibound::error::Result<T> + Sync,
+) -> PyResult<(T, serde_json::Value)> {
+    let (xi, yi) = (Input::extract("x", x)?, Input::extract("y", y)?);
+    let (xm, ym) = (xi.matrix("x").map_err(py_err)?, yi.matrix("y").map_err(py_err)?);
+    let data = apply_rules(&xm, &ym, names, &call.rules).map_err(py_err)?;
+    let bounds: Vec<_> = call.specs.iter().filter_map(|s| s.bound()).collect();
+    let total = call.settings.neural.max_training_steps(&bounds);
+    let mut reporter = Reporter { callback: progress, total, shown: u64::MAX };
+    let interrupt = Interrupt::default();
+    let (xv, yv) = (data.x.view(), data.y.view());
+    let out = run_released(py, &interrupt, &mut reporter, || {
+        let started = std::time::Instant::now();
+        let r = work(xv, yv, &interrupt);
+        LAST_COMPARE_NANOS.store(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        r
+    })?
+    .map_err(py_err)?;
+    Ok((out, rules_json(&data.checked)))
+}
+
+/// Adds the rules' fields (`notes`, `x_columns`, `y_columns`) to a JSON object.
+fn with_rules(mut v: serde_json::Value, r: serde_json::Value) -> serde_json::Value {
+    if let (Some(obj), serde_json::Value::Object(extra)) = (v.as_object_mut(), r) {
+        obj.extend(extra);
+    }
+    v
+}
+
+/// `mibound.estimate`: every estimator of the options on `x`, `y`, as `mibound estimate
+/// --json` reports it (a dict), with the data rules' `notes` and the columns used.
+#[pyfunction]
+#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None))]
 fn estimate(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
-    estimators: &Bound<'_, PyAny>,
-    seed: i64,
-    unit: &str,
-    critic: Option<String>,
-    hidden: Option<Vec<i64>>,
-    embed: Option<i64>,
-    batch: Option<i64>,
-    steps: Option<i64>,
-    lr: Option<f64>,
-    weight_decay: Option<f64>,
-    folds: Option<i64>,
-    transform: Option<String>,
+    options: &Bound<'_, PyDict>,
+    x_names: Option<Vec<String>>,
+    y_names: Option<Vec<String>>,
+    progress: Option<PyObject>,
 ) -> PyResult<PyObject> {
-    let specs = estimator_specs(estimators)?;
-    let seed = count("seed", seed)?;
-    let unit = Unit::from_options(Some(unit), false).map_err(py_err)?;
-    let mut o = Options::default();
-    o.critic = critic.unwrap_or(o.critic);
-    if let Some(h) = hidden {
-        o.hidden = h.into_iter().map(|w| count("hidden", w).map(|w| w as usize)).collect::<PyResult<_>>()?;
-    }
-    o.embed = embed.map_or(Ok(o.embed as u64), |v| count("embed", v))? as usize;
-    o.batch = batch.map_or(Ok(o.batch as u64), |v| count("batch", v))? as usize;
-    o.steps = steps.map_or(Ok(o.steps), |v| count("steps", v))?;
-    o.lr = lr.unwrap_or(o.lr);
-    o.weight_decay = weight_decay.unwrap_or(o.weight_decay);
-    o.folds = folds.map_or(Ok(o.folds as u64), |v| count("folds", v))? as usize;
-    o.transform = transform.unwrap_or(o.transform);
-    let settings = o.settings(str::to_string).map_err(py_err)?;
-    let (xi, yi) = (Input::extract("x", x)?, Input::extract("y", y)?);
-    let (xm, ym) = (xi.matrix("x").map_err(py_err)?, yi.matrix("y").map_err(py_err)?);
-    let (xv, yv) = (xm.view(), ym.view());
-    let interrupt = Interrupt::default();
-    let run = |p: &Interrupt| {
-        let started = std::time::Instant::now();
-        let c = compare(&specs, &settings, xv, yv, seed, Some(p as &dyn Progress));
-        LAST_COMPARE_NANOS.store(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        c
+    let call = Call::from_options(options)?;
+    let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, p| {
+        compare(&call.specs, &call.settings, xv, yv, call.seed, Some(p as &dyn Progress))
+    })?;
+    let c: Comparison = c;
+    from_json(py, &with_rules(c.to_json(call.unit).map_err(py_err)?, r))
+}
+
+/// `mibound.MutualInformation` and the bmi adapter: one estimator alone (the options'
+/// `estimators` must name exactly one), without the comparison's permutation test. Returns
+/// the estimate as `estimate` reports each of its estimates, with `n_samples`, `dim_x`,
+/// `dim_y`, `unit`, the rules' `notes` and the columns used.
+#[pyfunction]
+#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None))]
+fn estimate_one(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    options: &Bound<'_, PyDict>,
+    x_names: Option<Vec<String>>,
+    y_names: Option<Vec<String>>,
+    progress: Option<PyObject>,
+) -> PyResult<PyObject> {
+    let call = Call::from_options(options)?;
+    let [spec] = call.specs[..] else {
+        let names: Vec<String> = call.specs.iter().map(|s| s.to_string()).collect();
+        return Err(py_err(Error::param("estimator", names.join(","), "name exactly one estimator")));
     };
-    let c: Comparison = run_released(py, &interrupt, || run(&interrupt))?.map_err(py_err)?;
-    from_json(py, &c.to_json(unit).map_err(py_err)?)
+    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, p| match spec.bound() {
+        // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
+        Some(b) => Ok(estimate_bounds(&[b], &call.settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?
+            .estimates
+            .remove(0)),
+        None => spec.build(&call.settings)?.estimate(xv, yv, call.seed),
+    })?;
+    let e: Estimate = e;
+    let mut v = serde_json::to_value(&e).map_err(|err| PyRuntimeError::new_err(err.to_string()))?;
+    let unit = call.unit;
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert(
+            "in_unit".into(),
+            serde_json::json!({"value": unit.convert(e.value), "low": unit.convert(e.interval.low), "high": unit.convert(e.interval.high)}),
+        );
+        obj.insert("unit".into(), unit.name().into());
+    }
+    from_json(py, &with_rules(v, r))
 }
 
 /// `mibound.tasks()`: the task suite as `mibound tasks --json` lists it (without the
@@ -365,6 +583,8 @@ fn _last_compare_seconds() -> f64 {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_one, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(tasks, m)?)?;
     m.add_function(wrap_pyfunction!(sample, m)?)?;
     m.add_function(wrap_pyfunction!(bound, m)?)?;

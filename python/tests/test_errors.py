@@ -50,17 +50,18 @@ def test_value_errors_carry_the_command_lines_message(cli, tmp_path, xy, kwargs,
 
 def test_bad_data_is_a_value_error_naming_the_problem(xy):
     x, y = xy
-    with pytest.raises(ValueError, match=r"^x and y: expected the same number of rows \(200 in x\), got 199 rows in y$"):
+    # The data rules' sentences (the shared table, test_rules.py, has every rule).
+    with pytest.raises(ValueError, match=r"^x has 200 rows, y has 199 rows: x and y must have one row per sample$"):
         mibound.estimate(x, y[:-1], estimators="ksg")
     bad = x.copy()
     bad[3, 1] = np.nan
-    with pytest.raises(ValueError, match=r"^x has a non-finite value NaN at row 3, column 1$"):
+    with pytest.raises(ValueError, match=r"^x, row 3, column 1 \('1'\): value NaN is not finite$"):
         mibound.estimate(bad, y, estimators="ksg")
-    with pytest.raises(ValueError, match=r"^y has a non-finite value inf at row 0, column 0$"):
+    with pytest.raises(ValueError, match=r"^y, row 0, column 0 \('0'\): value inf is not finite$"):
         mibound.estimate(x, np.full_like(y, np.inf), estimators="gaussian")
     with pytest.raises(ValueError, match="x: expected a 1-D array .* got 3-D array of shape"):
         mibound.estimate(x.reshape(200, 2, 1), y)
-    with pytest.raises(ValueError, match="at least one column each"):
+    with pytest.raises(ValueError, match="^x has no columns$"):
         mibound.estimate(np.empty((200, 0)), y, estimators="ksg")
     with pytest.raises(ValueError, match="invalid folds = 5: 3 rows allow at most 1 folds of 2 rows"):
         mibound.estimate(x[:3], y[:3], estimators="infonce")
@@ -78,6 +79,9 @@ def test_type_errors(xy):
         mibound.estimate(x, y, estimators=[1, 2])
     with pytest.raises(TypeError):
         mibound.estimate(x, y, estimators="ksg", no_such_setting=3)
+    # The native options object refuses unknown keys.
+    with pytest.raises(ValueError, match="unknown option 'no_such_setting'; known: estimators, seed"):
+        _native.estimate(x, y, {"no_such_setting": 3})
 
 
 def test_tasks_and_bounds_errors():

@@ -11,9 +11,13 @@ NEURAL = ("--hidden", "64", "--embed", "16", "--batch", "64", "--steps", "150")
 NEURAL_KW = dict(hidden=64, embed=16, batch=64, steps=150)
 
 
+RULES = {"notes", "x_columns", "y_columns"}
+
+
 def without_wall(d):
-    """The JSON without wall times (the only field that differs between two runs)."""
-    d = dict(d)
+    """The JSON without wall times (the only field that differs between two runs) and without
+    what Python adds to the command line's JSON (the data rules' notes, the columns used)."""
+    d = {k: v for k, v in d.items() if k not in RULES}
     d["estimates"] = [{k: v for k, v in e.items() if k != "wall_seconds"} for e in d["estimates"]]
     return d
 
@@ -42,7 +46,8 @@ def test_result_has_the_json_fields_and_attribute_access(cli, tmp_path, gaussian
     x, y = gaussian
     r = mibound.estimate(x, y, estimators=["ksg", "gaussian"], unit="bits")
     ref = cli_json(cli, x, y, tmp_path, "--estimators", "ksg,gaussian", "--unit", "bits")
-    assert set(r.keys()) == set(ref.keys())
+    assert set(r.keys()) == set(ref.keys()) | RULES
+    assert r.x_columns == ["0", "1"] and r.notes == []
     assert set(r.estimates[0].keys()) == set(ref["estimates"][0].keys())
     assert r.unit == "bits" and r["unit"] == "bits"
     e = r["ksg:k=5"]
@@ -81,3 +86,13 @@ def test_the_library_time_inside_a_call_is_recorded(gaussian):
     mibound.estimate(x, y, estimators="ksg")
     total = time.perf_counter() - started
     assert 0 < mibound._native._last_compare_seconds() <= total
+
+
+def test_one_estimator_alone_gives_the_comparisons_number(gaussian):
+    # MutualInformation runs the estimator alone (no permutation test): the same number.
+    x, y = gaussian
+    for name, kw in (("infonce", NEURAL_KW), ("ksg:k=3", {})):
+        ref = mibound.estimate(x, y, estimators=name, seed=3, **kw).estimates[0]
+        mi = mibound.MutualInformation(name, seed=3, **kw).fit(x, y)
+        assert mi.value_ == ref.value and mi.interval_ == (ref.interval.low, ref.interval.high)
+        assert mi.estimate_.estimator == ref.estimator and mi.kind_ == ref.kind

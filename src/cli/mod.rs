@@ -1,8 +1,19 @@
 //! The `mibound` command line: estimate MI on a user's files, sample built-in tasks, train and
 //! benchmark. Every error is one line on stderr and exit code 2.
 
-mod commands;
+mod benchmark;
+mod bmi;
+mod demo;
+mod estimate;
+mod optimal;
+mod output;
 mod progress;
+mod report;
+mod sample;
+mod tasks;
+mod throughput;
+mod trace_plot;
+mod train;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -28,7 +39,7 @@ pub struct EstimateOpts {
         long,
         alias = "bounds",
         alias = "estimator",
-        default_value = "infonce,smile:5,l1out,ksg",
+        default_value = crate::estimators::DEFAULT_ESTIMATORS,
         value_delimiter = ','
     )]
     pub estimators: Vec<String>,
@@ -61,7 +72,7 @@ pub struct EstimateOpts {
     #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
     pub folds: usize,
     /// Seed.
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED, allow_negative_numbers = true)]
     pub seed: u64,
     /// Map each coordinate before training (MI is unchanged by invertible maps): copula (ranks →
     /// normal scores, fitted on each fold's training rows; tames heavy tails), standardize, none.
@@ -406,12 +417,12 @@ pub fn main() -> ExitCode {
         }
     };
     let res = match cli.command {
-        Command::Demo { out, n, seed } => commands::demo(&out, n, seed),
-        Command::Optimal { dim, batch, batches, seed } => commands::optimal(dim, batch, batches, seed),
+        Command::Demo { out, n, seed } => demo::demo(&out, n, seed),
+        Command::Optimal { dim, batch, batches, seed } => optimal::optimal(dim, batch, batches, seed),
         Command::Estimate { x, y, x_cols, y_cols, input, opts, unit, bits, json, trace, plot, quiet } => {
-            commands::Unit::from_options(unit.as_deref(), bits).and_then(|unit| {
-                commands::estimate(
-                    &commands::Files { x: &x, y: y.as_deref(), x_cols: x_cols.as_deref(), y_cols: y_cols.as_deref() },
+            estimate::Unit::from_options(unit.as_deref(), bits).and_then(|unit| {
+                estimate::estimate(
+                    &estimate::Files { x: &x, y: y.as_deref(), x_cols: x_cols.as_deref(), y_cols: y_cols.as_deref() },
                     &input,
                     &opts,
                     unit,
@@ -419,9 +430,9 @@ pub fn main() -> ExitCode {
                 )
             })
         }
-        Command::Tasks { dim, mi, json } => commands::tasks(dim, mi, json),
-        Command::Sample { task, n, dim, mi, seed, out } => commands::sample(&task, n, dim, mi, seed, &out),
-        Command::Bmi { sample, dim_x, dim_y, opts } => commands::bmi(&sample, dim_x, dim_y, &opts),
+        Command::Tasks { dim, mi, json } => tasks::tasks(dim, mi, json),
+        Command::Sample { task, n, dim, mi, seed, out } => sample::sample(&task, n, dim, mi, seed, &out),
+        Command::Bmi { sample, dim_x, dim_y, opts } => bmi::bmi(&sample, dim_x, dim_y, &opts),
         Command::Figure { name, out, quick, seed } => {
             let mut args = vec!["--out".to_string(), out.display().to_string(), "--seed".into(), seed.to_string()];
             if quick {
@@ -429,11 +440,11 @@ pub fn main() -> ExitCode {
             }
             crate::figures::FigureOpts::from_args(args).and_then(|o| crate::figures::run(&name, &o))
         }
-        Command::Train(opts) => commands::train(&opts),
-        Command::Throughput(opts) => commands::throughput(&opts),
+        Command::Train(opts) => train::train(&opts),
+        Command::Throughput(opts) => throughput::throughput(&opts),
         Command::Benchmark(args) => match args.report {
-            Some(BenchmarkCommand::Report { files, out }) => commands::benchmark_report(&files, &out),
-            None => commands::benchmark(&args),
+            Some(BenchmarkCommand::Report { files, out }) => benchmark::benchmark_report(&files, &out),
+            None => benchmark::benchmark(&args),
         },
     };
     match res {
@@ -451,10 +462,10 @@ mod tests {
 
     #[test]
     fn command_line_defaults_are_the_library_defaults() {
-        let (specs, settings) = commands::config(&EstimateOpts::default()).unwrap();
+        let (specs, settings) = estimate::config(&EstimateOpts::default()).unwrap();
         assert_eq!(settings, crate::estimators::Settings::default());
-        let names: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
-        assert_eq!(names, ["infonce", "smile:5", "l1out", "ksg:k=5"]);
+        assert_eq!(specs, crate::estimators::EstimatorSpec::defaults());
+        assert_eq!(EstimateOpts::default().seed, crate::estimators::DEFAULT_SEED);
         // `demo` reads its files with the input defaults: they must be the command line's.
         let input = InputOpts::default();
         assert_eq!((input.header.as_str(), input.delimiter, input.drop_constant), ("auto", None, false));

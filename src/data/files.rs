@@ -9,7 +9,7 @@
 //!   count;
 //! - **line `l`** is 1-based, the line of a CSV file as an editor shows it (the header is
 //!   line 1 when there is one), given beside the row for CSV files.
-use crate::error::{Error, Result};
+use crate::error::{Column, Error, Result, Row};
 use nalgebra::DMatrix;
 use std::path::Path;
 
@@ -34,17 +34,19 @@ pub struct Table {
 }
 
 impl Table {
-    /// Where data row `i` is, for messages: `row i` (0-based), with its line for a CSV file.
-    pub fn row_name(&self, i: usize) -> String {
-        match self.lines.get(i) {
-            Some(l) => format!("line {l} (row {i})"),
-            None => format!("row {i}"),
-        }
+    /// Data row `i` for messages: `row i` (0-based), with its line for a CSV file.
+    pub fn row(&self, i: usize) -> Row {
+        Row { index: i, line: self.lines.get(i).copied() }
     }
 
-    /// Column `j` for messages: `column j ('name')`, 0-based.
-    pub fn column_name(&self, j: usize) -> String {
-        format!("column {j} ('{}')", self.columns[j])
+    /// Column `j` with its name.
+    pub fn column(&self, j: usize) -> Column {
+        Column { index: j, name: self.columns[j].clone() }
+    }
+
+    /// The columns `cols` (0-based) of the table, with how messages name them.
+    pub fn select(&self, cols: &[usize]) -> (DMatrix<f64>, Vec<Column>) {
+        (self.values.select_columns(cols), cols.iter().map(|&j| self.column(j)).collect())
     }
 
     /// Whether the table was read from a CSV file.
@@ -416,58 +418,4 @@ pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Vec<usiz
         return Err(data_err(path, format!("column selection '{spec}' selects nothing")));
     }
     Ok(out)
-}
-
-/// Checks that every value of the columns `cols` is finite; the error names the first
-/// non-finite value's row (and line) and column.
-pub fn check_finite(path: &Path, table: &Table, cols: &[usize]) -> Result<()> {
-    let m = &table.values;
-    for i in 0..m.nrows() {
-        for &j in cols {
-            let v = m[(i, j)];
-            if !v.is_finite() {
-                return Err(data_err(
-                    path,
-                    format!("{}, {}: value {v} is not finite", table.row_name(i), table.column_name(j)),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The columns of `cols` whose values are all equal, in the order of `cols`.
-pub fn constant_columns(table: &Table, cols: &[usize]) -> Vec<usize> {
-    let m = &table.values;
-    cols.iter()
-        .copied()
-        .filter(|&j| {
-            let c = m.column(j);
-            c.iter().all(|&v| v == c[0])
-        })
-        .collect()
-}
-
-/// `column 3 ('b') = 0, column 7 ('c') = 1`: constant columns with their value, for messages.
-pub fn describe_constant(table: &Table, cols: &[usize]) -> String {
-    let m = &table.values;
-    let all: Vec<String> = cols.iter().map(|&j| format!("{j} ('{}') = {}", table.columns[j], m[(0, j)])).collect();
-    format!("column{} {}", if cols.len() == 1 { "" } else { "s" }, all.join(", "))
-}
-
-/// Checks values a user supplied: every value finite, and no column constant (zero variance
-/// carries no information and breaks standardisation). One error names every constant column.
-pub fn check_values(path: &Path, table: &Table, cols: &[usize]) -> Result<()> {
-    check_finite(path, table, cols)?;
-    let constant = constant_columns(table, cols);
-    if !constant.is_empty() {
-        return Err(data_err(
-            path,
-            format!(
-                "constant {}: a constant column carries no information; leave it out",
-                describe_constant(table, &constant)
-            ),
-        ));
-    }
-    Ok(())
 }

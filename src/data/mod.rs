@@ -7,6 +7,7 @@
 
 pub mod files;
 mod gaussian;
+pub mod rules;
 mod transform;
 
 pub use gaussian::{CorrelatedGaussian, SplitGaussian, mi_to_rho, rho_to_mi};

@@ -49,7 +49,7 @@ pub use compare::{Comparison, Unit, compare};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
-pub use spec::{DEFAULT_ESTIMATORS, EstimatorSpec, Options, Settings};
+pub use spec::{DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, Options, Settings};
 
 use crate::error::Result;
 use nalgebra::DMatrixView;

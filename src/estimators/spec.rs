@@ -12,9 +12,20 @@ use crate::error::{Error, Result};
 use crate::optim::AdamConfig;
 use serde::{Deserialize, Serialize};
 
-/// The estimators `mibound estimate` (and Python's `estimate`) run when none are named: the
-/// headline lower bound and the classical cross-check (KSG); every other bound is opt-in.
+/// The estimators `mibound estimate` and Python's `mibound.estimate` run when none are named:
+/// the headline lower bound (InfoNCE) and its classical cross-check (KSG). Every other bound is
+/// opt-in: each trains critics of its own.
 pub const DEFAULT_ESTIMATORS: &str = "infonce,ksg";
+
+/// The seed of an estimate when none is given.
+pub const DEFAULT_SEED: u64 = 0;
+
+impl EstimatorSpec {
+    /// [`DEFAULT_ESTIMATORS`], parsed.
+    pub fn defaults() -> Vec<EstimatorSpec> {
+        Self::parse_list(DEFAULT_ESTIMATORS).expect("the default estimators parse")
+    }
+}
 
 /// The settings shared by every estimator of a family, beyond what its name says.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

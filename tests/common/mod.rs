@@ -69,3 +69,16 @@ pub fn assert_param_grads(what: &str, params: &[f64], grads: &[f64], mut loss: i
         );
     }
 }
+
+/// The `mibound` command line built with the tests.
+pub fn mibound() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_mibound"))
+}
+
+/// A fresh temporary directory for test `name` of suite `suite`.
+pub fn temp_dir(suite: &str, name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("mibound-{suite}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

@@ -1,0 +1,38 @@
+"""Every default of the Python API is the library's (read from the native module, written
+nowhere in Python): the signatures of `estimate` and `MutualInformation`, and `DEFAULTS`. The
+library's are the command line's (src/cli/mod.rs tests that)."""
+
+import inspect
+
+import mibound
+from mibound import _native
+
+
+def normal(v):
+    return list(v) if isinstance(v, (list, tuple)) else v
+
+
+def test_estimate_defaults_are_the_librarys():
+    lib = _native.defaults()
+    sig = inspect.signature(mibound.estimate).parameters
+    for key, value in lib.items():
+        assert normal(sig[key].default) == value, key
+    assert {k: normal(v) for k, v in mibound.DEFAULTS.items()} == lib
+    assert list(mibound.DEFAULT_ESTIMATORS) == lib["estimators"]
+
+
+def test_mutual_information_defaults_are_the_librarys():
+    lib = _native.defaults()
+    sig = inspect.signature(mibound.MutualInformation).parameters
+    for key, value in lib.items():
+        if key == "estimators":
+            assert sig["estimator"].default == value[0], "the headline estimator"
+        else:
+            assert normal(sig[key].default) == value, key
+
+
+def test_the_default_estimators_are_what_an_estimate_runs(gaussian):
+    # Without `estimators`, the library's list runs (cheap settings; the names are what counts).
+    x, y = gaussian
+    r = mibound.estimate(x, y, steps=5, batch=32, hidden=8, embed=4, folds=2)
+    assert [e.estimator for e in r.estimates] == list(mibound.DEFAULT_ESTIMATORS)

@@ -1,0 +1,195 @@
+//! `mibound estimate`: reads x and y, runs the estimators, prints the table or JSON.
+
+use super::output::{io_err, write_atomic};
+use super::report::{json, table, trace_csv};
+use super::trace_plot::trace_figure;
+use super::{EstimateOpts, InputOpts};
+use crate::data::files::{CsvOptions, Table, parse_delimiter, read_table_with, select_columns};
+use crate::data::rules::{self, InputError, Side};
+use crate::error::{Error, Result};
+pub use crate::estimators::Unit;
+use crate::estimators::{Comparison, EstimatorSpec, Options, Settings, compare};
+use nalgebra::DMatrix;
+use std::io::Write;
+use std::path::Path;
+
+fn columns(path: &Path, t: &Table, sel: Option<&str>, exclude: &[usize]) -> Result<Vec<usize>> {
+    match sel {
+        Some(s) => select_columns(path, t, s),
+        None => Ok((0..t.columns.len()).filter(|j| !exclude.contains(j)).collect()),
+    }
+}
+
+/// The files and column selections of `estimate`.
+#[derive(Clone, Copy, Debug)]
+pub struct Files<'a> {
+    /// The x file.
+    pub x: &'a Path,
+    /// The y file (default: the x file).
+    pub y: Option<&'a Path>,
+    /// Columns of the x file.
+    pub x_cols: Option<&'a str>,
+    /// Columns of the y file.
+    pub y_cols: Option<&'a str>,
+}
+
+impl InputOpts {
+    /// The CSV options of `--header` and `--delimiter`.
+    pub fn csv(&self) -> Result<CsvOptions> {
+        Ok(CsvOptions {
+            header: self.header.parse()?,
+            delimiter: self.delimiter.as_deref().map(parse_delimiter).transpose()?,
+        })
+    }
+}
+
+/// Loads x and y from one or two files, with column selections, and applies the data rules
+/// ([`crate::data::rules`]): a refusal names the file(s) before the rule's sentence; the notes
+/// (constant columns dropped with `--drop-constant`, a pandas index column used) go to stderr.
+pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
+    let Files { x, y, x_cols, y_cols } = *f;
+    let csv = input.csv()?;
+    let tx = read_table_with(x, &csv)?;
+    let (ty, y_path) = match y {
+        Some(p) if p != x => (read_table_with(p, &csv)?, p),
+        _ => {
+            if x_cols.is_none() && y_cols.is_none() {
+                return Err(Error::Data {
+                    path: x.to_path_buf(),
+                    msg: "one file for both x and y: say which columns are which with --x-cols and --y-cols (or give --y)".into(),
+                });
+            }
+            (tx.clone(), x)
+        }
+    };
+    let same = y_path == x;
+    let (cx, cy) = if same {
+        let cy =
+            columns(y_path, &ty, y_cols, &x_cols.map(|s| select_columns(x, &tx, s)).transpose()?.unwrap_or_default())?;
+        (columns(x, &tx, x_cols, &cy)?, cy)
+    } else {
+        (columns(x, &tx, x_cols, &[])?, columns(y_path, &ty, y_cols, &[])?)
+    };
+    if same && cx.iter().any(|c| cy.contains(c)) {
+        return Err(Error::Data { path: x.to_path_buf(), msg: "the x and y column selections overlap".into() });
+    }
+    let ((vx, nx), (vy, ny)) = (tx.select(&cx), ty.select(&cy));
+    let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &tx.lines };
+    let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &ty.lines };
+    let asked = rules::Rules { drop_constant: input.drop_constant, drop_option: Some("--drop-constant".into()) };
+    // The files a problem concerns, x's first, each once.
+    let files = |sides: &[Side]| {
+        let mut out: Vec<std::path::PathBuf> = Vec::new();
+        for s in sides {
+            let p = if *s == Side::X { x } else { y_path };
+            if !out.iter().any(|o| o == p) {
+                out.push(p.to_path_buf());
+            }
+        }
+        out
+    };
+    let checked = rules::check(&ix, &iy, &asked).map_err(|problem| {
+        let sides: Vec<Side> = match &problem {
+            InputError::NoColumns { side } | InputError::NonFinite { side, .. } | InputError::AllConstant { side } => {
+                vec![*side]
+            }
+            InputError::Constant { x, y, .. } => {
+                [(Side::X, x.is_empty()), (Side::Y, y.is_empty())].iter().filter(|s| !s.1).map(|s| s.0).collect()
+            }
+            _ => vec![Side::X, Side::Y],
+        };
+        Error::Input { origin: files(&sides), problem }
+    })?;
+    for note in &checked.notes {
+        match note {
+            rules::Note::DroppedConstant { .. } => eprintln!("note: --drop-constant: {note}"),
+            rules::Note::IndexColumn { side, .. } => {
+                let flag = if *side == Side::X { "--x-cols" } else { "--y-cols" };
+                let path = files(&[*side])[0].display().to_string();
+                eprintln!("warning: {path}: {note}: leave it out with {flag}");
+            }
+        }
+    }
+    Ok(checked.select(&ix, &iy))
+}
+
+/// The estimators and their settings from the command-line options (checked by
+/// [`Options::settings`], naming each option by its flag).
+pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
+    let specs = opts.estimators.iter().map(|b| EstimatorSpec::parse(b)).collect::<Result<Vec<_>>>()?;
+    let options = Options {
+        critic: opts.critic.clone(),
+        hidden: opts.hidden.clone(),
+        embed: opts.embed,
+        batch: opts.batch,
+        steps: opts.steps,
+        lr: opts.lr,
+        weight_decay: opts.weight_decay,
+        folds: opts.folds,
+        transform: if opts.no_standardize { "none".into() } else { opts.transform.clone() },
+    };
+    let settings = options.settings(|field| format!("--{}", field.replace('_', "-")))?;
+    Ok((specs, settings))
+}
+
+/// A progress bar on stderr over `total` training steps (hidden when stderr is not a terminal).
+fn progress_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
+    if quiet || total == 0 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let b = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(st) = indicatif::ProgressStyle::with_template("training {bar:30} {percent}% {elapsed}<{eta}") {
+        b.set_style(st);
+    }
+    b
+}
+
+/// Every estimator of `specs` on `x`, `y` with a progress bar over the neural training steps.
+fn run_compare(
+    x: &DMatrix<f64>,
+    y: &DMatrix<f64>,
+    (specs, settings): &(Vec<EstimatorSpec>, Settings),
+    seed: u64,
+    quiet: bool,
+) -> Result<Comparison> {
+    let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
+    let bar = progress_bar(settings.neural.max_training_steps(&bounds), quiet);
+    let inc = |k: u64| bar.inc(k);
+    let c = compare(specs, settings, x.as_view(), y.as_view(), seed, Some(&inc));
+    bar.finish_and_clear();
+    c
+}
+
+pub(super) fn run_and_report(
+    x: &DMatrix<f64>,
+    y: &DMatrix<f64>,
+    cfg: &(Vec<EstimatorSpec>, Settings),
+    seed: u64,
+    unit: Unit,
+    (as_json, trace, plot, quiet): (bool, Option<&Path>, Option<&Path>, bool),
+) -> Result<()> {
+    let est = run_compare(x, y, cfg, seed, quiet)?;
+    // Side files first, so a failure there leaves no report claiming success.
+    if let Some(p) = trace {
+        write_atomic(p, trace_csv(&est).as_bytes())?;
+    }
+    if let Some(p) = plot {
+        trace_figure(&est, "mibound estimate: training trace").save(p)?;
+    }
+    let out = if as_json { json(&est, unit)? + "\n" } else { table(&est, unit) };
+    std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
+}
+
+/// `mibound estimate`: the options are checked before the files are read.
+pub fn estimate(
+    files: &Files<'_>,
+    input: &InputOpts,
+    opts: &EstimateOpts,
+    unit: Unit,
+    output: (bool, Option<&Path>, Option<&Path>, bool),
+) -> Result<()> {
+    let cfg = config(opts)?;
+    input.csv()?;
+    let (xm, ym) = load_xy(files, input)?;
+    run_and_report(&xm, &ym, &cfg, opts.seed, unit, output)
+}

@@ -1,0 +1,65 @@
+//! The estimate's table, JSON and trace CSV.
+
+use crate::error::{Error, Result};
+use crate::estimators::{Comparison, Unit};
+
+/// The comparison as the table `estimate` prints.
+pub(super) fn table(c: &Comparison, unit: Unit) -> String {
+    let nc = c.estimates.iter().find_map(|e| e.settings.get("folds").and_then(|f| f.as_u64()));
+    let batch = c.estimates.iter().find_map(|e| e.settings.get("batch").and_then(|f| f.as_u64()));
+    let mut s = format!("mibound estimate: {} samples, x in R^{}, y in R^{}", c.n_samples, c.dim_x, c.dim_y);
+    if let (Some(k), Some(b)) = (nc, batch) {
+        s += &format!("; neural bounds held-out over {k} folds, batch {b}");
+    }
+    s += "\n\n";
+    let head = format!("95% interval ({})", unit.name());
+    s += &format!("  {:<16} {:<8} {:>9}   {head:<20}\n", "estimator", "kind", "estimate");
+    for e in &c.estimates {
+        s += &format!(
+            "  {:<16} {:<8} {:>9.3}   [{:.3}, {:.3}]\n",
+            e.label,
+            e.kind.short(),
+            unit.convert(e.value),
+            unit.convert(e.interval.low),
+            unit.convert(e.interval.high)
+        );
+    }
+    if c.estimates.iter().any(|e| e.kind == crate::estimators::Kind::UpperIfExact) {
+        s += "  (upper*: an upper bound only if the conditional model q(y|x) equals p(y|x))\n";
+    }
+    if let Some(t) = &c.dependence_test {
+        let (what, verdict) = if c.significant {
+            ("dependence detected", "rejects independence")
+        } else {
+            ("no significant dependence", "does not reject independence")
+        };
+        s += &format!(
+            "\n  {what}: a permutation test ({}, {} permutations, {} rows) {verdict}: p = {:.2}\n",
+            t.statistic, t.permutations, t.rows, t.p_value
+        );
+    }
+    // Notes about the data (small, duplicated rows) reach every estimate: print each once.
+    let mut seen = std::collections::HashSet::new();
+    for w in c.estimates.iter().flat_map(|e| &e.diagnostics.warnings).chain(&c.warnings) {
+        if seen.insert(w) {
+            s += &format!("  warning: {w}\n");
+        }
+    }
+    s
+}
+
+/// The comparison as JSON ([`Comparison::to_json`]).
+pub(super) fn json(est: &Comparison, unit: Unit) -> Result<String> {
+    serde_json::to_string(&est.to_json(unit)?)
+        .map_err(|e| Error::Format { context: "json output".into(), msg: e.to_string() })
+}
+
+/// The training trace as CSV (`--trace`).
+pub(super) fn trace_csv(est: &Comparison) -> String {
+    let mut s = String::from("fold,bound,step,train,validation\n");
+    for r in &est.trace {
+        let v = if r.validation.is_finite() { r.validation.to_string() } else { String::new() };
+        s += &format!("{},{},{},{},{}\n", r.fold, r.bound, r.step, r.train, v);
+    }
+    s
+}

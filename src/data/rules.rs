@@ -1,0 +1,279 @@
+//! The rules a user's data must follow before anything is estimated from it, in one place for
+//! the command line and the Python bindings alike: the same data gives the same refusal with
+//! the same sentence ([`InputError`]), or the same notes ([`Note`]) for the caller to show
+//! (the command line prints them on stderr, Python turns them into warnings).
+//!
+//! In order, for x and y ([`check`]):
+//! 1. each has at least one column ([`InputError::NoColumns`]);
+//! 2. they have the same number of rows ([`InputError::Rows`]), at least [`MIN_ROWS`]
+//!    ([`InputError::TooFewRows`]);
+//! 3. every value is finite ([`InputError::NonFinite`], naming the first bad value's row, line and
+//!    column);
+//! 4. no column is constant: a constant column carries no information and breaks
+//!    standardisation. All are named at once ([`InputError::Constant`]), or dropped with a
+//!    [`Note::DroppedConstant`] when the caller asks ([`Rules::drop_constant`]);
+//! 5. a column 0 named like the index pandas writes (`''`, `Unnamed: 0`, `index`) that counts
+//!    0, 1, 2, … (or 1, 2, 3, …) is used as data, but noted ([`Note::IndexColumn`]): it is
+//!    usually an accident of `DataFrame.to_csv()` without `index=False`.
+
+use crate::error::describe_constant;
+pub use crate::error::{Column, Constant, InputError, Row, Side};
+use nalgebra::{DMatrix, DMatrixView};
+
+/// The fewest rows any estimate accepts.
+pub const MIN_ROWS: usize = 2;
+
+/// One input (x or y) as it arrives, with the names the user knows its columns and rows by.
+#[derive(Clone, Debug)]
+pub struct Input<'a> {
+    /// Values, one row per sample.
+    pub values: DMatrixView<'a, f64>,
+    /// Each column's index and name as the user counts and names it (a file's column, a
+    /// DataFrame's column).
+    pub columns: Vec<Column>,
+    /// For a CSV file, the 1-based line of each row; empty otherwise.
+    pub lines: &'a [usize],
+}
+
+impl<'a> Input<'a> {
+    /// Values whose columns are named by their index (`'0'`, `'1'`, …), as a numpy array's.
+    pub fn new(values: DMatrixView<'a, f64>) -> Self {
+        let columns = (0..values.ncols()).map(|j| Column { index: j, name: j.to_string() }).collect();
+        Input { values, columns, lines: &[] }
+    }
+
+    /// Values with column names; `names` must have one name per column (else the names are
+    /// ignored and the columns named by index).
+    pub fn named(values: DMatrixView<'a, f64>, names: &[String]) -> Self {
+        let mut input = Self::new(values);
+        if names.len() == values.ncols() {
+            for (c, n) in input.columns.iter_mut().zip(names) {
+                c.name = n.clone();
+            }
+        }
+        input
+    }
+
+    fn row(&self, i: usize) -> Row {
+        Row { index: i, line: self.lines.get(i).copied() }
+    }
+}
+
+/// What the caller asks of [`check`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rules {
+    /// Drop constant columns (with a [`Note::DroppedConstant`]) instead of refusing them.
+    pub drop_constant: bool,
+    /// How the caller spells the option that drops them (`--drop-constant`,
+    /// `drop_constant=True`), for the refusal's sentence; `None` where there is no such option.
+    pub drop_option: Option<String>,
+}
+
+/// Something about the data the caller should show, without refusing it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Note {
+    /// Constant columns were dropped ([`Rules::drop_constant`]).
+    DroppedConstant {
+        /// The dropped columns of x.
+        x: Vec<Constant>,
+        /// The dropped columns of y.
+        y: Vec<Constant>,
+    },
+    /// Column 0 of an input counts 0, 1, 2, … (or 1, 2, 3, …) under a name pandas gives its
+    /// index; it is used as data.
+    IndexColumn {
+        /// Which input.
+        side: Side,
+        /// The column.
+        column: Column,
+        /// Its first value: 0 or 1.
+        start: u8,
+    },
+}
+
+impl Note {
+    /// A short stable code (`dropped-constant`, `index-column`), for programs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Note::DroppedConstant { .. } => "dropped-constant",
+            Note::IndexColumn { .. } => "index-column",
+        }
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Note::DroppedConstant { x, y } => write!(f, "dropped constant {}", describe_constant(x, y)),
+            Note::IndexColumn { side, column, start } => write!(
+                f,
+                "{column} counts {} like the index pandas' to_csv() writes (use index=False); it is included in {side}",
+                if *start == 0 { "0, 1, 2, …" } else { "1, 2, 3, …" }
+            ),
+        }
+    }
+}
+
+/// Data that follows the rules: which columns of each input to use, and the notes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    /// Positions (in the [`Input`]) of the columns of x to use.
+    pub x: Vec<usize>,
+    /// Positions of the columns of y to use.
+    pub y: Vec<usize>,
+    /// The columns of x used.
+    pub x_columns: Vec<Column>,
+    /// The columns of y used.
+    pub y_columns: Vec<Column>,
+    /// What the caller should show.
+    pub notes: Vec<Note>,
+}
+
+impl Checked {
+    /// Whether every column of both inputs is used (nothing to copy).
+    pub fn uses_all(&self, x: &Input<'_>, y: &Input<'_>) -> bool {
+        self.x.len() == x.values.ncols() && self.y.len() == y.values.ncols()
+    }
+
+    /// The columns of x and y to use, copied.
+    pub fn select(&self, x: &Input<'_>, y: &Input<'_>) -> (DMatrix<f64>, DMatrix<f64>) {
+        (x.values.select_columns(&self.x), y.values.select_columns(&self.y))
+    }
+}
+
+/// Applies the rules (see the module docs) to `x` and `y`.
+pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, InputError> {
+    for (side, input) in [(Side::X, x), (Side::Y, y)] {
+        if input.values.ncols() == 0 {
+            return Err(InputError::NoColumns { side });
+        }
+    }
+    let (nx, ny) = (x.values.nrows(), y.values.nrows());
+    if nx != ny {
+        return Err(InputError::Rows { x: nx, y: ny });
+    }
+    if nx < MIN_ROWS {
+        return Err(InputError::TooFewRows { rows: nx, min: MIN_ROWS });
+    }
+    for (side, input) in [(Side::X, x), (Side::Y, y)] {
+        check_finite(side, input)?;
+    }
+    let (kx, ky) = (constant(x), constant(y));
+    let mut notes = Vec::new();
+    if !kx.is_empty() || !ky.is_empty() {
+        let describe = |k: &[usize], input: &Input<'_>| -> Vec<Constant> {
+            k.iter().map(|&j| Constant { column: input.columns[j].clone(), value: input.values[(0, j)] }).collect()
+        };
+        let (dx, dy) = (describe(&kx, x), describe(&ky, y));
+        if !rules.drop_constant {
+            return Err(InputError::Constant { x: dx, y: dy, option: rules.drop_option.clone() });
+        }
+        for (side, k, input) in [(Side::X, &kx, x), (Side::Y, &ky, y)] {
+            if k.len() == input.values.ncols() {
+                return Err(InputError::AllConstant { side });
+            }
+        }
+        notes.push(Note::DroppedConstant { x: dx, y: dy });
+    }
+    let keep =
+        |k: &[usize], input: &Input<'_>| (0..input.values.ncols()).filter(|j| !k.contains(j)).collect::<Vec<_>>();
+    let (ux, uy) = (keep(&kx, x), keep(&ky, y));
+    for (side, used, input) in [(Side::X, &ux, x), (Side::Y, &uy, y)] {
+        if let Some(note) = index_column(side, used, input) {
+            notes.push(note);
+        }
+    }
+    let names = |used: &[usize], input: &Input<'_>| used.iter().map(|&j| input.columns[j].clone()).collect();
+    Ok(Checked { x_columns: names(&ux, x), y_columns: names(&uy, y), x: ux, y: uy, notes })
+}
+
+/// The first non-finite value, row by row.
+fn check_finite(side: Side, input: &Input<'_>) -> Result<(), InputError> {
+    let m = &input.values;
+    for i in 0..m.nrows() {
+        for j in 0..m.ncols() {
+            let value = m[(i, j)];
+            if !value.is_finite() {
+                return Err(InputError::NonFinite { side, row: input.row(i), column: input.columns[j].clone(), value });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Positions of the columns whose values are all equal.
+fn constant(input: &Input<'_>) -> Vec<usize> {
+    let m = &input.values;
+    (0..m.ncols()).filter(|&j| m.column(j).iter().all(|&v| v == m[(0, j)])).collect()
+}
+
+/// A note when the used column that is the user's column 0 looks like pandas' index: named
+/// `''`, `Unnamed: 0` or `index` and counting 0, 1, 2, … or 1, 2, 3, … (at least 3 rows).
+fn index_column(side: Side, used: &[usize], input: &Input<'_>) -> Option<Note> {
+    let j = used.iter().copied().find(|&j| input.columns[j].index == 0)?;
+    let column = &input.columns[j];
+    let name = column.name.to_ascii_lowercase();
+    let m = &input.values;
+    let counts = |start: f64| (0..m.nrows()).all(|i| m[(i, j)] == start + i as f64);
+    let named = name.is_empty() || name == "unnamed: 0" || name == "index";
+    if m.nrows() < 3 || !named {
+        return None;
+    }
+    let start = if counts(0.0) {
+        0
+    } else if counts(1.0) {
+        1
+    } else {
+        return None;
+    };
+    Some(Note::IndexColumn { side, column: column.clone(), start })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(m: &DMatrix<f64>) -> Input<'_> {
+        Input::new(m.as_view())
+    }
+
+    #[test]
+    fn every_rule_in_order() {
+        let good = DMatrix::from_fn(5, 2, |i, j| (i * 3 + j) as f64 * 0.5 + (i % 2) as f64);
+        let rules = Rules::default();
+        let ok = check(&input(&good), &input(&good), &rules).unwrap();
+        assert_eq!((ok.x, ok.y, ok.notes), (vec![0, 1], vec![0, 1], vec![]));
+        let short = good.rows(0, 4).into_owned();
+        assert_eq!(check(&input(&good), &input(&short), &rules), Err(InputError::Rows { x: 5, y: 4 }));
+        let one = good.rows(0, 1).into_owned();
+        assert_eq!(check(&input(&one), &input(&one), &rules), Err(InputError::TooFewRows { rows: 1, min: 2 }));
+        let mut nan = good.clone();
+        nan[(3, 1)] = f64::NAN;
+        let e = check(&input(&good), &input(&nan), &rules).unwrap_err();
+        assert_eq!(e.to_string(), "y, row 3, column 1 ('1'): value NaN is not finite");
+        let mut k = good.clone();
+        k.column_mut(0).fill(2.0);
+        let e = check(&input(&k), &Input::named(k.as_view(), &["a".into(), "b".into()]), &rules).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "constant columns carry no information: x: column 0 ('0') = 2; y: column 0 ('a') = 2; leave them out"
+        );
+        let drop = Rules { drop_constant: true, drop_option: None };
+        let ok = check(&input(&k), &input(&good), &drop).unwrap();
+        assert_eq!((ok.x, ok.y.len(), ok.notes[0].code()), (vec![1], 2, "dropped-constant"));
+    }
+
+    #[test]
+    fn a_pandas_index_is_noted_when_used() {
+        let m = DMatrix::from_fn(4, 2, |i, j| if j == 0 { i as f64 + 1.0 } else { (i * i) as f64 });
+        let x = Input::named(m.as_view(), &["Unnamed: 0".into(), "a".into()]);
+        let y = Input::new(m.as_view());
+        let ok = check(&x, &y, &Rules::default()).unwrap();
+        assert_eq!(ok.notes.len(), 1, "only the named column 0 of x: {:?}", ok.notes);
+        assert_eq!(
+            ok.notes[0].to_string(),
+            "column 0 ('Unnamed: 0') counts 1, 2, 3, … like the index pandas' to_csv() writes (use index=False); it is included in x"
+        );
+    }
+}
