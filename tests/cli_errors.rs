@@ -183,8 +183,11 @@ fn one_csv_with_both_variables_and_json_output() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((v["n_samples"].as_u64(), v["dim_x"].as_u64(), v["dim_y"].as_u64()), (Some(300), Some(2), Some(2)));
     let est = v["estimates"].as_array().unwrap();
-    assert_eq!(est.len(), 4);
-    for e in est {
+    // One estimate per default estimator, as the library names them.
+    let defaults = mibound::estimators::EstimatorSpec::defaults();
+    assert_eq!(est.len(), defaults.len());
+    for (e, spec) in est.iter().zip(&defaults) {
+        assert_eq!(e["estimator"].as_str(), Some(spec.to_string().as_str()));
         let (lo, v, hi) = (e["interval"]["low"].as_f64(), e["value"].as_f64(), e["interval"]["high"].as_f64());
         assert!(lo.unwrap() <= v.unwrap() && v <= hi);
         assert!(
