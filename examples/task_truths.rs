@@ -16,9 +16,10 @@ fn main() -> Result<(), mibound::Error> {
         // The base ids under every listed task's prefixes, once each.
         let mut v: Vec<String> = Vec::new();
         for id in tasks::suite_ids() {
-            let base = id.rsplit_once("mixture-").map(|(_, r)| format!("mixture-{r}")).or_else(|| {
-                id.find("classes-").map(|k| id[k..].to_string())
-            });
+            let base = id
+                .rsplit_once("mixture-")
+                .map(|(_, r)| format!("mixture-{r}"))
+                .or_else(|| id.find("classes-").map(|k| id[k..].to_string()));
             if let Some(b) = base.filter(|b| !v.contains(b)) {
                 v.push(b);
             }

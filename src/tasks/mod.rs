@@ -49,9 +49,7 @@ mod uniform;
 
 pub use digits::{DigitImages, Digits, digit_images, label_channel_mi};
 pub use discrete::{GaoUniform, ZeroInflated};
-pub use maps::{
-    Bijection, Mapped, NormalMixture, normal_cdf, normal_quantile, random_orthogonal, wiggly_x, wiggly_y,
-};
+pub use maps::{Bijection, Mapped, NormalMixture, normal_cdf, normal_quantile, random_orthogonal, wiggly_x, wiggly_y};
 pub use normal::{bivariate, dense, dense_covariance, sparse, sparse_correlation};
 pub use split::{Group, Split};
 pub use student::{SplitStudentT, student_correction, student_entropy};
@@ -815,10 +813,9 @@ fn build_base(id: &str) -> Result<BenchmarkTask> {
         );
         return Ok(task(id, Box::new(GaoUniform::new(m)?), p, None));
     }
-    for (prefix, base, what) in [
-        ("additive-normal-", NoiseBase::Normal, "N(0, 1)"),
-        ("additive-uniform-", NoiseBase::Uniform, "U(0, 1)"),
-    ] {
+    for (prefix, base, what) in
+        [("additive-normal-", NoiseBase::Normal, "N(0, 1)"), ("additive-uniform-", NoiseBase::Uniform, "U(0, 1)")]
+    {
         if let Some(r) = id.strip_prefix(prefix) {
             let f = fields(id, r, 2)?;
             let (d, eps): (usize, f64) = (num(id, f[0])?, num(id, f[1])?);

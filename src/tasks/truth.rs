@@ -115,7 +115,12 @@ impl Sampler for Measured {
     fn true_mi(&self) -> f64 {
         self.mi
     }
-    fn sample_into(&self, rng: &mut dyn crate::rng::Rng, x: &mut nalgebra::DMatrix<f64>, y: &mut nalgebra::DMatrix<f64>) {
+    fn sample_into(
+        &self,
+        rng: &mut dyn crate::rng::Rng,
+        x: &mut nalgebra::DMatrix<f64>,
+        y: &mut nalgebra::DMatrix<f64>,
+    ) {
         self.inner.sample_into(rng, x, y)
     }
     fn optimal_critic(&self, x: &nalgebra::DMatrix<f64>, y: &nalgebra::DMatrix<f64>) -> Option<nalgebra::DMatrix<f64>> {

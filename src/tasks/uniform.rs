@@ -187,8 +187,7 @@ impl Sampler for AdditiveNoise {
 
     /// `S_ij = Σ_c (−log 2ε − log p(y_jc))` when every `|y_jc − x_ic| ≤ ε`, `−∞` otherwise.
     fn optimal_critic(&self, x: &DMatrix<f64>, y: &DMatrix<f64>) -> Option<DMatrix<f64>> {
-        let log_py: Vec<f64> =
-            y.row_iter().map(|r| r.iter().map(|&v| self.density_y1(v).ln()).sum::<f64>()).collect();
+        let log_py: Vec<f64> = y.row_iter().map(|r| r.iter().map(|&v| self.density_y1(v).ln()).sum::<f64>()).collect();
         let log_cond = -(self.dim as f64) * (2.0 * self.eps).ln();
         Some(DMatrix::from_fn(x.nrows(), y.nrows(), |i, j| {
             if (0..self.dim).all(|c| (y[(j, c)] - x[(i, c)]).abs() <= self.eps) {
