@@ -201,10 +201,8 @@ fn the_new_families_have_their_exact_mi() {
     assert!((small - 0.5 * (2.0 * std::f64::consts::PI * std::f64::consts::E).ln()).abs() < 1e-5, "{small}");
     // The MI falls with the noise width, towards 0 (≈ c/ε for wide noise: the information is in
     // the two edges of the noise box, each O(1) wide out of 2ε).
-    let falls: Vec<f64> = ["0.1", "0.5", "1.0", "2.0", "20.0", "200.0"]
-        .iter()
-        .map(|e| mi(&format!("additive-normal-1-{e}")))
-        .collect();
+    let falls: Vec<f64> =
+        ["0.1", "0.5", "1.0", "2.0", "20.0", "200.0"].iter().map(|e| mi(&format!("additive-normal-1-{e}"))).collect();
     assert!(falls.windows(2).all(|w| w[0] > w[1]) && falls[5] < 0.01, "{falls:?}");
     assert!((falls[4] / falls[5] - 10.0).abs() < 0.5, "not ≈ c/ε: {falls:?}");
     // Zero inflation multiplies the MI by 1 − p; maps keep it.

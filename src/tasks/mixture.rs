@@ -40,16 +40,12 @@ impl Normal {
     }
 
     pub(super) fn log_pdf(&self, v: &[f64]) -> f64 {
-        let d = self.mean.len();
-        let mut q = 0.0;
-        for a in 0..d {
-            let da = v[a] - self.mean[a];
-            let mut s = 0.0;
-            for b in 0..d {
-                s += self.prec[(a, b)] * (v[b] - self.mean[b]);
-            }
-            q += da * s;
-        }
+        let diff: Vec<f64> = v.iter().zip(&self.mean).map(|(a, m)| a - m).collect();
+        let q: f64 = diff
+            .iter()
+            .enumerate()
+            .map(|(a, da)| da * diff.iter().enumerate().map(|(b, db)| self.prec[(a, b)] * db).sum::<f64>())
+            .sum();
         self.log_norm - 0.5 * q
     }
 }
