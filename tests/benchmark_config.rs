@@ -36,9 +36,10 @@ fn toml_and_json_give_the_same_plan() {
     .unwrap();
     assert_eq!(t, j);
     let plan = t.plan().unwrap();
-    // 1 + 5 sparse multinormal tasks, 3 estimators, 2 sizes, 3 seeds.
-    assert_eq!(plan.tasks.len(), 6);
-    assert_eq!(plan.runs.len(), 6 * 3 * 2 * 3);
+    // 1 + 6 sparse multinormal tasks (bmi's 4, the extra 5-5-5-10.0 and 5-5-5-3.0), 3 estimators,
+    // 2 sizes, 3 seeds.
+    assert_eq!(plan.tasks.len(), 7);
+    assert_eq!(plan.runs.len(), 7 * 3 * 2 * 3);
     assert_eq!(plan.estimators, ["ksg:k=5", "copula", "smile:5"], "canonical names");
     assert_eq!(plan.settings.neural.max_steps, 50);
     assert_eq!(plan.settings.neural.folds, 2);

@@ -40,6 +40,12 @@ fn tasks_lists_every_id_as_text_and_json() {
         assert_eq!(t["true_mi"].as_f64().unwrap(), want, "{id}");
         assert!(t["description"].as_str().unwrap().len() > 10 && t["source"].as_str().unwrap().contains("bmi"));
     }
+    // The split and the group travel with every suite task (the text shows them too).
+    for (id, split, group) in [("digits-0.3", "tuning", "images"), ("mixture-ring-2-1-5-0.2", "held-out", "low-dim")] {
+        let t = arr.iter().find(|t| t["id"] == id).unwrap_or_else(|| panic!("{id} not in JSON"));
+        assert_eq!((t["split"].as_str(), t["group"].as_str()), (Some(split), Some(group)), "{id}");
+        assert!(text.lines().any(|l| l.starts_with(id) && l.contains(split) && l.contains(group)), "{id}");
+    }
 }
 
 #[test]

@@ -1,10 +1,13 @@
 //! A Monte-Carlo check of every task's true MI: `I = E_p[log p(y|x) − log p(y)]`, so the mean of
 //! the optimal critic's diagonal over joint samples must agree with `true_mi()` within 4
-//! standard errors of that mean (computed from the same samples; fixed seeds).
+//! standard errors of that mean (computed from the same samples; fixed seeds), combined with the
+//! standard error of `true_mi()` itself where it is a Monte-Carlo value (`MC_TRUTHS`).
 
 use mibound::data::Sampler;
 use mibound::tasks::{self, pointwise_mi};
 
+/// Mean and standard error of the optimal critic's diagonal over `n` joint samples, the true MI,
+/// and the combined standard error of the difference.
 fn check(id: &str, n: usize, seed: u64) -> (f64, f64, f64) {
     let t = tasks::get(id).unwrap_or_else(|e| panic!("{id}: {e}"));
     let (x, y) = t.draw(n, seed).unwrap();
@@ -13,7 +16,7 @@ fn check(id: &str, n: usize, seed: u64) -> (f64, f64, f64) {
     let nf = n as f64;
     let m = pmi.iter().sum::<f64>() / nf;
     let var = pmi.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (nf - 1.0);
-    (m, (var / nf).sqrt(), t.true_mi())
+    (m, (var / nf + t.info().true_mi_se.powi(2)).sqrt(), t.true_mi())
 }
 
 #[test]
@@ -48,4 +51,38 @@ fn the_check_sees_a_wrong_true_mi() {
     let (m, se, _) = check("1v1-normal-0.75", 20_000, 3);
     let other = tasks::get("1v1-normal-0.7").unwrap().true_mi();
     assert!((m - other).abs() > 4.0 * se, "{m} ± {se} vs {other}");
+}
+
+#[test]
+fn every_stored_monte_carlo_truth_is_reproduced_by_fresh_samples() {
+    // An independent, smaller Monte Carlo (2·10⁵ samples, another seed, the task's own pointwise
+    // MI) must agree with the stored value within 4 combined standard errors; the stored standard
+    // errors are below the suite's 0.004 nats.
+    assert!(tasks::MC_TRUTHS.len() >= 12);
+    for (k, &(id, mi, se)) in tasks::MC_TRUTHS.iter().enumerate() {
+        assert!(se < 0.004 && se > 0.0, "{id}: standard error {se}");
+        let (m, s) = tasks::monte_carlo_truth(id, 200_000, 77 + k as u64).unwrap();
+        let tol = 4.0 * (se * se + s * s).sqrt();
+        assert!((m - mi).abs() <= tol, "{id}: fresh {m:.5} ± {s:.5}, stored {mi:.5} ± {se:.5}");
+        let t = tasks::get(id).unwrap();
+        assert_eq!((t.true_mi(), t.info().true_mi_se), (mi, se), "{id}");
+    }
+    // Every listed task with a Monte-Carlo truth has it stored (none is measured when built).
+    for id in tasks::suite_ids() {
+        let t = tasks::get(&id).unwrap();
+        if t.info().true_mi_se > 0.0 {
+            let base = id.rsplit_once("mixture-").map(|(_, r)| format!("mixture-{r}")).unwrap_or_else(|| {
+                id[id.find("classes-").unwrap_or_else(|| panic!("{id}: not a Monte-Carlo family"))..].to_string()
+            });
+            assert!(tasks::MC_TRUTHS.iter().any(|e| e.0 == base), "{id}: {base} not stored");
+        }
+    }
+}
+
+#[test]
+fn the_monte_carlo_truth_sees_a_wrong_value() {
+    // Power of the check above: the stored MI of a neighbouring parameter is rejected.
+    let (m, s) = tasks::monte_carlo_truth("mixture-cross-0.9", 200_000, 5).unwrap();
+    let other = tasks::MC_TRUTHS.iter().find(|e| e.0 == "mixture-ring-1-1-6-0.3").unwrap();
+    assert!((m - other.1).abs() > 4.0 * (s * s + other.2 * other.2).sqrt(), "{m} vs {}", other.1);
 }

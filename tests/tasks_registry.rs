@@ -169,3 +169,135 @@ fn parametric_ids_beyond_the_list_work() {
     let t = tasks::get("swissroll_x-normal_cdf-1v1-normal-0.5").unwrap();
     assert_eq!((t.dim_x(), t.dim_y()), (2, 1));
 }
+
+#[test]
+fn the_new_families_have_their_exact_mi() {
+    let mi = |id: &str| tasks::get(id).unwrap_or_else(|e| panic!("{id}: {e}")).true_mi();
+    let close = |a: f64, b: f64, what: &str| assert!((a - b).abs() < 1e-12 * (1.0 + b.abs()), "{what}: {a} vs {b}");
+    // Gao et al. 2017: I = log m − (m−1)/m · log 2; m = 2 by hand: on [0, 1) and (2, 3] (probability
+    // ¼ each) one class explains y (ratio 2), on [1, 2] both (ratio 1): I = ½ log 2.
+    close(mi("gao-uniform-2"), 0.5 * 2f64.ln(), "gao m = 2");
+    close(mi("gao-uniform-5"), 5f64.ln() - 0.8 * 2f64.ln(), "gao m = 5");
+    close(mi("gao-uniform-1"), 0.0, "gao m = 1");
+    // The label channel: log 10 without noise, 0 when C' is uniform (ε = 9/10), twice for two pairs.
+    close(mi("digits-0"), 10f64.ln(), "digits ε = 0");
+    assert!(mi("digits-0.9").abs() < 1e-15);
+    let e: f64 = 0.3;
+    close(mi("digits-0.3"), 10f64.ln() + (1.0 - e) * (1.0 - e).ln() + e * (e / 9.0).ln(), "digits ε = 0.3");
+    for eps in ["0.5", "0.6"] {
+        close(mi(&format!("digits_x2-{eps}")), 2.0 * mi(&format!("digits-{eps}")), "two pairs");
+    }
+    // D independent copies of bmi's additive noise: D times its MI.
+    close(mi("additive-uniform-3-0.75"), 3.0 * mi("1v1-additive-0.75"), "additive-uniform");
+    close(mi("additive-uniform-2-0.1"), 2.0 * mi("1v1-additive-0.1"), "additive-uniform");
+    close(mi("additive-normal-5-2.0"), 5.0 * mi("additive-normal-1-2.0"), "additive-normal");
+    // The normal + uniform entropy exceeds both the normal's ½ log 2πe and the uniform's log 2ε,
+    // and for small ε it tends to the normal's (I ≈ ½ log 2πe − log 2ε).
+    for eps in [0.1, 0.5, 2.0] {
+        let h = tasks::normal_plus_uniform_entropy(eps);
+        assert!(h > 0.5 * (2.0 * std::f64::consts::PI * std::f64::consts::E).ln() && h > (2.0 * eps).ln(), "{eps}");
+    }
+    let small = tasks::normal_plus_uniform_entropy(1e-3);
+    assert!((small - 0.5 * (2.0 * std::f64::consts::PI * std::f64::consts::E).ln()).abs() < 1e-5, "{small}");
+    // The MI falls with the noise width, towards 0 (≈ c/ε for wide noise: the information is in
+    // the two edges of the noise box, each O(1) wide out of 2ε).
+    let falls: Vec<f64> =
+        ["0.1", "0.5", "1.0", "2.0", "20.0", "200.0"].iter().map(|e| mi(&format!("additive-normal-1-{e}"))).collect();
+    assert!(falls.windows(2).all(|w| w[0] > w[1]) && falls[5] < 0.01, "{falls:?}");
+    assert!((falls[4] / falls[5] - 10.0).abs() < 0.5, "not ≈ c/ε: {falls:?}");
+    // Zero inflation multiplies the MI by 1 − p; maps keep it.
+    close(mi("zero_inflated-0.3-1v1-normal-0.9"), 0.7 * mi("1v1-normal-0.9"), "zero-inflated");
+    close(mi("zero_inflated-0.5-multinormal-sparse-3-3-2-2.0"), 0.5 * mi("multinormal-sparse-3-3-2-2.0"), "zi");
+    for (a, b) in [
+        ("rotate-multinormal-sparse-5-5-2-2.0", "multinormal-sparse-5-5-2-2.0"),
+        ("rotate-mixture-ring-2-2-8-0.3", "mixture-ring-2-2-8-0.3"),
+        ("exp-1v1-normal-0.75", "1v1-normal-0.75"),
+        ("exp-mixture-diag-1-1-3-0.3", "mixture-diag-1-1-3-0.3"),
+    ] {
+        assert_eq!(mi(a), mi(b), "{a}");
+    }
+    // High MI in low dimension: −½ log(1 − ρ²).
+    close(mi("1v1-normal-0.999"), -0.5 * (1.0 - 0.999f64 * 0.999).ln(), "ρ = 0.999");
+}
+
+#[test]
+fn the_digits_have_no_image_in_two_classes() {
+    let d = tasks::digit_images();
+    assert_eq!((d.images.len(), d.labels.len()), (1797, 1797));
+    let mut class_of = std::collections::HashMap::new();
+    for (img, &c) in d.images.iter().zip(&d.labels) {
+        assert!(img.iter().all(|&v| v <= 16));
+        let prev = class_of.insert(*img, c);
+        assert!(prev.is_none() || prev == Some(c), "an image in classes {prev:?} and {c}");
+    }
+    // Every class is present with ~180 images; the lookup returns each image's class.
+    for c in 0..10 {
+        assert!((170..=190).contains(&d.class(c).len()), "class {c}: {}", d.class(c).len());
+    }
+    for (img, &c) in d.images.iter().zip(&d.labels).step_by(37) {
+        let v: Vec<f64> = img.iter().map(|&p| p as f64).collect();
+        assert_eq!(d.class_of(&v), Some(c as usize));
+    }
+    assert_eq!(d.class_of(&[0.5; 64]), None);
+}
+
+#[test]
+fn the_split_is_stratified_balanced_and_documented() {
+    use mibound::tasks::{Group, Split};
+    let suite = tasks::suite_ids();
+    let (tuning, held) = (tasks::split_ids(Split::Tuning), tasks::split_ids(Split::HeldOut));
+    // A partition of the suite, deterministic, nearly balanced.
+    assert_eq!(tuning.len() + held.len(), suite.len());
+    assert!(tuning.iter().all(|i| !held.contains(i)));
+    assert_eq!(tuning, tasks::split_ids(Split::Tuning));
+    assert!(tuning.len().abs_diff(held.len()) <= suite.len() / 10, "{} vs {}", tuning.len(), held.len());
+    // Every stratum with two or more tasks is in both halves, alternating in suite order.
+    let mut strata: std::collections::HashMap<String, Vec<Split>> = std::collections::HashMap::new();
+    for id in &suite {
+        let info = tasks::get(id).unwrap().info().clone();
+        strata.entry(info.stratum.clone()).or_default().push(info.split.unwrap());
+    }
+    for (s, halves) in &strata {
+        assert!(halves.windows(2).all(|w| w[0] != w[1]), "{s}: {halves:?}");
+    }
+    assert!(strata.values().filter(|h| h.len() >= 2).count() >= 20);
+    // Each group is in both halves.
+    for g in [Group::LowDim, Group::Images, Group::HighDim] {
+        for half in [&tuning, &held] {
+            assert!(half.iter().any(|id| tasks::get(id).unwrap().info().group == g), "{g:?}");
+        }
+    }
+    // Twins follow their task; ids outside the suite are in neither half.
+    assert_eq!(tasks::get("indep-digits-0.3").unwrap().info().split, tasks::get("digits-0.3").unwrap().info().split);
+    assert_eq!(tasks::get("multinormal-dense-4-6-0.3").unwrap().info().split, None);
+    assert_eq!(tasks::get("digits_x2-0.5").unwrap().info().group, Group::Images);
+    assert_eq!(tasks::get("classes-5-5-1.0").unwrap().info().group, Group::HighDim);
+    assert_eq!(tasks::get("mixture-ring-2-2-5-0.5").unwrap().info().group, Group::LowDim);
+    // docs/tasks.md names both halves in full, in suite order: its table is the split.
+    let doc = include_str!("../docs/tasks.md");
+    let table: Vec<(String, String)> = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("## The split"))
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let c: Vec<&str> = l.split('|').map(str::trim).collect();
+            (c[1].trim_matches('`').to_string(), c[2].to_string())
+        })
+        .collect();
+    let want: Vec<(String, String)> =
+        suite.iter().map(|id| (id.clone(), tasks::get(id).unwrap().info().split.unwrap().name().to_string())).collect();
+    assert_eq!(table, want, "docs/tasks.md's split table differs from the library's split");
+}
+
+#[test]
+fn the_benchmark_configs_of_the_halves_list_each_half() {
+    use mibound::tasks::Split;
+    for (file, split) in [("suite-tuning.toml", Split::Tuning), ("suite-heldout.toml", Split::HeldOut)] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/benchmark-configs").join(file);
+        let c = mibound::benchmark::Config::from_file(&path).unwrap();
+        let want: Vec<String> = tasks::split_ids(split).into_iter().filter(|i| !i.starts_with("small_n-")).collect();
+        assert_eq!(c.tasks, want, "{file}");
+        assert_eq!((c.sizes.as_slice(), c.seeds.as_slice()), ([5000].as_slice(), [0, 1, 2].as_slice()), "{file}");
+        assert_eq!(c.plan().unwrap().runs.len(), want.len() * c.estimators.len() * 3, "{file}");
+    }
+}

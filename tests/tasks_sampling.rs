@@ -240,21 +240,32 @@ fn maps_are_invertible_on_their_samples_and_keep_the_optimal_critic() {
     assert!(checked >= 25, "only {checked} transformed tasks");
 }
 
-/// Spearman's rank correlation of two columns.
+/// Spearman's rank correlation of two columns, with tied values given their mean rank (the
+/// discrete tasks — class labels, pixels, an atom at 0 — have many ties; ranking ties in row
+/// order would correlate any two such columns through the row order).
 fn spearman(a: &[f64], b: &[f64]) -> f64 {
     let rank = |v: &[f64]| {
         let mut idx: Vec<usize> = (0..v.len()).collect();
         idx.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
         let mut r = vec![0.0; v.len()];
-        idx.iter().enumerate().for_each(|(k, &i)| r[i] = k as f64);
+        let mut k = 0;
+        while k < idx.len() {
+            let mut e = k;
+            while e + 1 < idx.len() && v[idx[e + 1]] == v[idx[k]] {
+                e += 1;
+            }
+            idx[k..=e].iter().for_each(|&i| r[i] = 0.5 * (k + e) as f64);
+            k = e + 1;
+        }
         r
     };
     let (ra, rb) = (rank(a), rank(b));
     let n = a.len() as f64;
     let m = (n - 1.0) / 2.0;
     let cov: f64 = ra.iter().zip(&rb).map(|(p, q)| (p - m) * (q - m)).sum();
-    let var: f64 = ra.iter().map(|p| (p - m) * (p - m)).sum();
-    cov / var
+    let va: f64 = ra.iter().map(|p| (p - m) * (p - m)).sum();
+    let vb: f64 = rb.iter().map(|q| (q - m) * (q - m)).sum();
+    cov / (va * vb).sqrt()
 }
 
 #[test]
@@ -272,10 +283,14 @@ fn independent_twins_keep_the_marginals_and_lose_the_dependence() {
         let (x1, _) = base.sample(n, &mut g);
         let (_, y2) = base.sample(n, &mut g);
         assert!(x == x1 && y == y2, "{id}");
-        // The first coordinates are rank-uncorrelated, and so are their magnitudes (which is
-        // where the Student-t tasks' dependence lives).
+        // The first non-constant coordinates are rank-uncorrelated, and so are their magnitudes
+        // (which is where the Student-t tasks' dependence lives). (The digits' first pixels are
+        // always 0.)
+        let varying = |m: &DMatrix<f64>| {
+            (0..m.ncols()).find(|&c| m.column(c).iter().any(|&v| v != m[(0, c)])).expect("a varying column")
+        };
         let (a, b): (Vec<f64>, Vec<f64>) =
-            (x.column(0).iter().copied().collect(), y.column(0).iter().copied().collect());
+            (x.column(varying(&x)).iter().copied().collect(), y.column(varying(&y)).iter().copied().collect());
         let r = spearman(&a, &b);
         assert!(r.abs() <= 4.0 * se, "{id}: Spearman {r}");
         let (aa, ba): (Vec<f64>, Vec<f64>) = (a.iter().map(|v| v.abs()).collect(), b.iter().map(|v| v.abs()).collect());
@@ -283,10 +298,72 @@ fn independent_twins_keep_the_marginals_and_lose_the_dependence() {
         assert!(r.abs() <= 4.0 * se, "{id}: Spearman of |·| {r}");
     }
     // The same statistics see the dependence of the dependent tasks.
-    for id in ["1v1-normal-0.75", "student-identity-1-1-1", "1v1-bimodal-0.75"] {
+    for id in ["1v1-normal-0.75", "student-identity-1-1-1", "1v1-bimodal-0.75", "gao-uniform-5"] {
         let (x, y) = get(id).draw(n, 800).unwrap();
         let (a, b): (Vec<f64>, Vec<f64>) =
             (x.column(0).iter().map(|v| v.abs()).collect(), y.column(0).iter().map(|v| v.abs()).collect());
         assert!(spearman(&a, &b).abs() > 4.0 * se, "{id}: dependence not seen");
     }
+}
+
+#[test]
+fn the_new_families_sample_their_definitions() {
+    let n = 20_000;
+    // Digits: the classes of x and y agree with probability 1 − ε, for every pair side by side,
+    // and the class of x is uniform.
+    let imgs = tasks::digit_images();
+    for (id, eps, pairs) in [("digits-0.3", 0.3, 1), ("digits_x2-0.6", 0.6, 2)] {
+        let (x, y) = get(id).draw(n, 900).unwrap();
+        for p in 0..pairs {
+            let class = |m: &DMatrix<f64>, i: usize| {
+                let v: Vec<f64> = m.row(i).iter().skip(64 * p).take(64).copied().collect();
+                imgs.class_of(&v).expect("a bundled image")
+            };
+            let same = (0..n).map(|i| if class(&x, i) == class(&y, i) { 0.0 } else { 1.0 });
+            assert_fraction(&format!("{id} pair {p}: same class"), same, 0.5, 1.0 - eps);
+            assert_fraction(&format!("{id} pair {p}: class of x"), (0..n).map(|i| class(&x, i) as f64), 2.5, 0.3);
+        }
+    }
+    // Class labels: uniform on {0, …, K−1}; y's first coordinate has mean k given class k (σ = 0.5).
+    let (x, y) = get("classes-4-1-0.5").draw(n, 901).unwrap();
+    assert!(x.iter().all(|&v| [0.0, 1.0, 2.0, 3.0].contains(&v)));
+    assert_fraction("classes x", x.iter().copied(), 1.5, 0.5);
+    for k in 0..4 {
+        let r: Vec<f64> = (0..n).filter(|&i| x[(i, 0)] == k as f64).map(|i| y[(i, 0)] - k as f64).collect();
+        let (m, se) = mean_se(&r);
+        assert!(m.abs() <= 4.0 * se, "class {k}: mean offset {m}");
+    }
+    // Gao et al.: y − x ~ U[0, 2].
+    let (x, y) = get("gao-uniform-5").draw(n, 902).unwrap();
+    let d: Vec<f64> = (0..n).map(|i| y[(i, 0)] - x[(i, 0)]).collect();
+    assert!(d.iter().all(|v| (0.0..=2.0).contains(v)));
+    assert_fraction("gao y − x", d.iter().copied(), 0.5, 0.25);
+    // Mixtures on the diagonal: every coordinate has mean 0 and variance σ² + (K² − 1)/12.
+    let (x, y) = get("mixture-diag-2-1-4-0.25").draw(n, 903).unwrap();
+    for col in [x.column(0), x.column(1), y.column(0)] {
+        let sq: Vec<f64> = col.iter().map(|v| v * v).collect();
+        let (v, se) = mean_se(&sq);
+        let want = 0.25f64.powi(2) + 15.0 / 12.0;
+        assert!((v - want).abs() <= 4.0 * se, "variance {v} vs {want}");
+    }
+    // The X-shaped mixture: uncorrelated coordinates, correlated squares.
+    let (x, y) = get("mixture-cross-0.9").draw(n, 904).unwrap();
+    let (m, se) = mean_se(&(0..n).map(|i| x[(i, 0)] * y[(i, 0)]).collect::<Vec<_>>());
+    assert!(m.abs() <= 4.0 * se, "cross covariance {m}");
+    // Zero inflation: the fraction of zero rows of y is p; x is untouched.
+    let (x, y) = get("zero_inflated-0.3-1v1-normal-0.9").draw(n, 905).unwrap();
+    let zero = (0..n).map(|i| if y[(i, 0)] == 0.0 { 0.0 } else { 1.0 });
+    assert_fraction("zero-inflated", zero, 0.5, 0.3);
+    assert!(x.iter().all(|&v| v != 0.0));
+    // Additive noise on normal x: |y − x| ≤ ε and x has unit variance.
+    let (x, y) = get("additive-normal-3-2.0").draw(n, 906).unwrap();
+    assert!((&y - &x).amax() <= 2.0);
+    let (v, se) = mean_se(&x.column(2).iter().map(|v| v * v).collect::<Vec<_>>());
+    assert!((v - 1.0).abs() <= 4.0 * se, "{v}");
+    // The rotations are orthogonal, and differ between x and y.
+    for d in [2, 5, 64] {
+        let q = tasks::random_orthogonal(d, 7);
+        assert!((q.transpose() * &q - DMatrix::<f64>::identity(d, d)).amax() < 1e-12);
+    }
+    assert!((tasks::random_orthogonal(5, 1005) - tasks::random_orthogonal(5, 2005)).amax() > 0.1);
 }

@@ -34,13 +34,24 @@ pub fn tasks(dim: usize, mi: f64, json: bool) -> Result<()> {
     println!("\nchoose with: mibound sample TASK --dim D --mi I --n N --out DIR");
     println!("\ntask suite: benchmark-mi 0.1.3's 40 tasks (bmi ids) and harder ones (docs/tasks.md)");
     let w = suite.iter().map(|t| t.id.len()).max().unwrap_or(2);
-    println!("{:<w$} {:>5} {:>5} {:>9} {:>7}  description", "id", "dim_x", "dim_y", "true MI", "n");
+    println!(
+        "{:<w$} {:>5} {:>5} {:>9} {:>7} {:<8} {:<8}  description",
+        "id", "dim_x", "dim_y", "true MI", "n", "split", "group"
+    );
     for t in &suite {
         println!(
-            "{:<w$} {:>5} {:>5} {:>9.4} {:>7}  {}",
-            t.id, t.dim_x, t.dim_y, t.true_mi, t.suggested_n, t.description
+            "{:<w$} {:>5} {:>5} {:>9.4} {:>7} {:<8} {:<8}  {}",
+            t.id,
+            t.dim_x,
+            t.dim_y,
+            t.true_mi,
+            t.suggested_n,
+            t.split.map_or("-", |s| s.name()),
+            t.group.name(),
+            t.description
         );
     }
+    println!("\nsplit: tuning / held-out half of the suite (an indep- twin is in its task's half); docs/tasks.md");
     println!("\nchoose with: mibound sample ID --n N --seed S --out DIR");
     Ok(())
 }

@@ -141,6 +141,28 @@ pub enum Bijection {
     /// `z ↦ F⁻¹(Φ(z))` element-wise for a normal mixture `F`: bmi's bimodal task applies
     /// `normal_cdf` and then the mixture's inverse CDF, which is this one map.
     NormalToMixture(NormalMixture),
+    /// `v ↦ exp v` element-wise: a strong monotone map (light tails become log-normal ones).
+    Exp,
+    /// `v ↦ Q v` for an orthogonal `Q` (square, of the input's dimension): a rotation or
+    /// reflection, inverted by `Qᵀ`. See [`random_orthogonal`].
+    Orthogonal(DMatrix<f64>),
+}
+
+/// A `d × d` orthogonal matrix drawn from the Haar measure with a fixed seed: `Q` of the QR
+/// factorisation of a matrix of iid standard normals (generator seeded with `seed`), with the
+/// signs of its columns fixed by `sign(R_ii)` (Mezzadri 2007).
+pub fn random_orthogonal(d: usize, seed: u64) -> DMatrix<f64> {
+    use rand::RngExt;
+    let mut g = crate::rng::rng(seed);
+    let a = DMatrix::from_fn(d, d, |_, _| g.sample::<f64, _>(rand_distr::StandardNormal));
+    let qr = a.qr();
+    let (mut q, r) = (qr.q(), qr.r());
+    for c in 0..d {
+        if r[(c, c)] < 0.0 {
+            q.column_mut(c).neg_mut();
+        }
+    }
+    q
 }
 
 impl Bijection {
@@ -156,6 +178,8 @@ impl Bijection {
             Bijection::Spiral { .. } => "spiral",
             Bijection::SwissRoll => "swissroll",
             Bijection::NormalToMixture(_) => "mixture_quantile",
+            Bijection::Exp => "exp",
+            Bijection::Orthogonal(_) => "orthogonal",
         }
     }
 
@@ -168,6 +192,11 @@ impl Bijection {
             }
             Bijection::SwissRoll if dim != 1 => Err(Error::param("swiss roll input dimension", dim, "must be 1")),
             Bijection::SwissRoll => Ok(2),
+            Bijection::Orthogonal(q) if q.nrows() != dim || q.ncols() != dim => Err(Error::param(
+                "orthogonal map size",
+                format!("{} × {}", q.nrows(), q.ncols()),
+                &format!("must be {dim} × {dim}"),
+            )),
             _ => Ok(dim),
         }
     }
@@ -188,6 +217,9 @@ impl Bijection {
                 out[0] = t * c / 21.0;
                 out[1] = t * s / 21.0;
             }
+            Bijection::Orthogonal(q) => {
+                out.iter_mut().enumerate().for_each(|(r, o)| *o = (0..v.len()).map(|c| q[(r, c)] * v[c]).sum());
+            }
             _ => out.iter_mut().zip(v).for_each(|(o, &a)| *o = self.forward_scalar(a)),
         }
     }
@@ -206,6 +238,9 @@ impl Bijection {
                 let t = 21.0 * w[0].hypot(w[1]);
                 out[0] = 0.5 * (t / (1.5 * PI) - 1.0);
             }
+            Bijection::Orthogonal(q) => {
+                out.iter_mut().enumerate().for_each(|(c, o)| *o = (0..w.len()).map(|r| q[(r, c)] * w[r]).sum());
+            }
             _ => out.iter_mut().zip(w).for_each(|(o, &a)| *o = self.inverse_scalar(a)),
         }
     }
@@ -219,7 +254,10 @@ impl Bijection {
             Bijection::WigglyX => wiggly_x(v),
             Bijection::WigglyY => wiggly_y(v),
             Bijection::NormalToMixture(m) => m.from_normal(v),
-            Bijection::Spiral { .. } | Bijection::SwissRoll => unreachable!("not element-wise"),
+            Bijection::Exp => v.exp(),
+            Bijection::Spiral { .. } | Bijection::SwissRoll | Bijection::Orthogonal(_) => {
+                unreachable!("not element-wise")
+            }
         }
     }
 
@@ -233,7 +271,10 @@ impl Bijection {
             Bijection::WigglyX => bisect(|v| wiggly_x(v) < w, w - 1.0, w + 1.0),
             Bijection::WigglyY => bisect(|v| wiggly_y(v) < w, w - 1.0, w + 1.0),
             Bijection::NormalToMixture(m) => m.to_normal(w),
-            Bijection::Spiral { .. } | Bijection::SwissRoll => unreachable!("not element-wise"),
+            Bijection::Exp => w.ln(),
+            Bijection::Spiral { .. } | Bijection::SwissRoll | Bijection::Orthogonal(_) => {
+                unreachable!("not element-wise")
+            }
         }
     }
 }

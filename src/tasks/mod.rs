@@ -37,15 +37,24 @@
 //! | `indep-` | the product of the task's marginals (`I = 0`) |
 //! | `small_n-N-` | the same distribution with suggested sample size `N` |
 
+mod digits;
+mod discrete;
 mod maps;
+mod mixture;
 mod normal;
+mod split;
 mod student;
+mod truth;
 mod uniform;
 
-pub use maps::{Bijection, Mapped, NormalMixture, normal_cdf, normal_quantile, wiggly_x, wiggly_y};
+pub use digits::{DigitImages, Digits, digit_images, label_channel_mi};
+pub use discrete::{GaoUniform, ZeroInflated};
+pub use maps::{Bijection, Mapped, NormalMixture, normal_cdf, normal_quantile, random_orthogonal, wiggly_x, wiggly_y};
 pub use normal::{bivariate, dense, dense_covariance, sparse, sparse_correlation};
+pub use split::{Group, Split};
 pub use student::{SplitStudentT, student_correction, student_entropy};
-pub use uniform::AdditiveUniform;
+pub use truth::{MC_N, MC_SEED, MC_TRUTHS};
+pub use uniform::{AdditiveNoise, AdditiveUniform, NoiseBase, normal_plus_uniform_entropy};
 
 use crate::data::{CorrelatedGaussian, Sampler};
 use crate::error::{Error, Result};
@@ -130,6 +139,58 @@ pub const EXTRA_IDS: &[&str] = &[
     "small_n-100-multinormal-sparse-5-5-2-2.0",
     "small_n-100-student-identity-5-5-2",
     "small_n-250-half_cube-multinormal-sparse-25-25-2-2.0",
+    // Multimodal Gaussian mixtures in low dimension (MI by Monte Carlo, MC_TRUTHS): an X shape,
+    // components on the diagonal, on a ring; thin components (σ = 0.1, 0.2); one above 1.3 nats in 2 + 1.
+    "mixture-cross-0.9",
+    "mixture-cross-0.99",
+    "mixture-diag-1-1-3-0.3",
+    "mixture-ring-1-1-6-0.3",
+    "mixture-ring-1-1-8-0.1",
+    "mixture-diag-1-1-5-0.3",
+    "mixture-ring-2-1-5-0.2",
+    "mixture-diag-2-1-4-0.25",
+    "mixture-diag-2-2-3-0.5",
+    "mixture-ring-2-2-5-0.5",
+    "mixture-ring-2-2-8-0.3",
+    // Additive uniform noise beyond bmi's 1v1: Gaussian or uniform x, several dimensions.
+    "additive-normal-1-0.5",
+    "additive-normal-1-0.1",
+    "additive-normal-2-1.0",
+    "additive-normal-3-2.0",
+    "additive-normal-5-2.0",
+    "additive-uniform-3-0.75",
+    // Discrete and mixed coordinates: class labels with class-conditional Gaussians (Monte
+    // Carlo), Gao et al. 2017's uniform example, a zero-inflated y.
+    "classes-2-1-1.0",
+    "classes-4-1-0.5",
+    "classes-10-2-0.5",
+    "classes-3-3-1.0",
+    "classes-5-5-1.0",
+    "gao-uniform-2",
+    "gao-uniform-5",
+    "zero_inflated-0.3-1v1-normal-0.9",
+    "zero_inflated-0.5-multinormal-sparse-3-3-2-2.0",
+    // Orthogonal and strong monotone maps (MI unchanged).
+    "rotate-multinormal-sparse-5-5-2-2.0",
+    "rotate-half_cube-multinormal-sparse-5-5-2-2.0",
+    "rotate-mixture-ring-2-2-8-0.3",
+    "exp-1v1-normal-0.75",
+    "exp-multinormal-dense-3-3-0.5",
+    "exp-mixture-diag-1-1-3-0.3",
+    // Digit images with a controlled MI (Lee & Rhee 2024): 64 + 64 pixels, and two pairs side by
+    // side (128 + 128, twice the MI).
+    "digits-0.05",
+    "digits-0.3",
+    "digits-0.5",
+    "digits-0.6",
+    "digits_x2-0.5",
+    "digits_x2-0.6",
+    // High MI and heavy tails in low dimension.
+    "1v1-normal-0.99",
+    "1v1-normal-0.999",
+    "multinormal-sparse-5-5-5-3.0",
+    "student-sparse-1-1-1-1-3.0",
+    "student-sparse-2-2-2-2-2.0",
 ];
 
 /// The sample size suggested for a task without a `small_n-` prefix.
@@ -162,12 +223,20 @@ pub struct TaskInfo {
     pub dim_y: usize,
     /// The true MI in nats.
     pub true_mi: f64,
+    /// The Monte-Carlo standard error of `true_mi` (0 for a closed form or a quadrature).
+    pub true_mi_se: f64,
     /// The sample size the task is meant to be estimated from.
     pub suggested_n: usize,
     /// Where the definition comes from.
     pub source: String,
     /// Whether [`Sampler::optimal_critic`] is available.
     pub has_optimal_critic: bool,
+    /// The stratum of the split: the outermost prefix of a transformed task, else the family.
+    pub stratum: String,
+    /// The half of the suite (`None` for an id outside the listed suite).
+    pub split: Option<Split>,
+    /// Low dimension, images or high dimension.
+    pub group: Group,
 }
 
 /// The maps of a transformed task and the id of the task they are applied to.
@@ -331,16 +400,54 @@ pub fn pointwise_mi(task: &dyn Sampler, x: &DMatrix<f64>, y: &DMatrix<f64>) -> O
     Some(out)
 }
 
+/// The listed suite without the independent twins: bmi's 40 and [`EXTRA_IDS`], in order. These
+/// are the tasks split into the tuning and the held-out half.
+pub fn suite_ids() -> Vec<String> {
+    BMI_IDS.iter().chain(EXTRA_IDS).map(|s| s.to_string()).collect()
+}
+
+/// The ids of one half of the suite, in suite order (see [`Split`]).
+pub fn split_ids(split: Split) -> Vec<String> {
+    let h = halves();
+    suite_ids().into_iter().filter(|id| h.get(id) == Some(&split)).collect()
+}
+
+/// The half of every suite id (built once).
+fn halves() -> &'static std::collections::HashMap<String, Split> {
+    static HALVES: std::sync::OnceLock<std::collections::HashMap<String, Split>> = std::sync::OnceLock::new();
+    HALVES.get_or_init(|| {
+        let ids = suite_ids();
+        let strata: Vec<String> =
+            ids.iter().map(|id| build(id).expect("every listed id builds (tested)").info.stratum).collect();
+        let halves = split::assign(ids.iter().map(String::as_str).zip(strata.iter().map(String::as_str)));
+        ids.into_iter().zip(halves).collect()
+    })
+}
+
+/// The half of `id`: its own if listed, its task's for an `indep-` twin, else none.
+fn split_of(id: &str) -> Option<Split> {
+    let h = halves();
+    h.get(id).or_else(|| id.strip_prefix("indep-").and_then(|base| h.get(base))).copied()
+}
+
 /// The task with id `id` (see the module docs for the grammar of ids).
 pub fn get(id: &str) -> Result<BenchmarkTask> {
-    build(id).map_err(|e| match e {
+    let mut t = build(id)?;
+    t.info.split = split_of(id);
+    Ok(t)
+}
+
+fn build(id: &str) -> Result<BenchmarkTask> {
+    build_any(id).map_err(|e| match e {
         Error::Unknown { .. } => Error::Unknown {
             kind: "task",
             name: id.into(),
             known: "the ids of `mibound tasks` (bmi's 40, e.g. 1v1-normal-0.75, multinormal-sparse-5-5-2-2.0, \
                     spiral-normal_cdf-multinormal-sparse-3-3-2-2.0; staircase-D-I; student-identity-DX-DY-DF; \
-                    prefixes normal_cdf-, half_cube-, asinh-, wiggly-, spiral-, swissroll_x-, cubic-, indep-, \
-                    small_n-N-)"
+                    mixture-diag-DX-DY-K-S, mixture-ring-DX-DY-K-S, mixture-cross-R; classes-K-D-S; \
+                    gao-uniform-M; additive-normal-D-E, additive-uniform-D-E; digits-E, digits_x2-E; \
+                    prefixes normal_cdf-, half_cube-, asinh-, wiggly-, spiral-, swissroll_x-, cubic-, rotate-, \
+                    exp-, zero_inflated-P-, indep-, small_n-N-)"
                 .into(),
         },
         other => other,
@@ -375,38 +482,74 @@ struct Parts {
     description: String,
     source: String,
     suggested_n: usize,
+    /// The Monte-Carlo standard error of the MI (0 when exact).
+    se: f64,
+    /// The stratum, when it is not the family.
+    stratum: Option<String>,
+    /// A digit-image task (or one built on it).
+    images: bool,
 }
 
 fn task(id: &str, sampler: Box<dyn Sampler>, parts: Parts, chain: Option<MapChain>) -> BenchmarkTask {
+    let (dim_x, dim_y) = (sampler.dim_x(), sampler.dim_y());
     let info = TaskInfo {
         id: id.to_string(),
         name: parts.name,
+        stratum: parts.stratum.unwrap_or_else(|| parts.family.clone()),
         family: parts.family,
         description: parts.description,
-        dim_x: sampler.dim_x(),
-        dim_y: sampler.dim_y(),
+        dim_x,
+        dim_y,
         true_mi: sampler.true_mi(),
+        true_mi_se: parts.se,
         suggested_n: parts.suggested_n,
         source: parts.source,
         has_optimal_critic: true,
+        split: None,
+        group: Group::of(dim_x, dim_y, parts.images),
     };
     BenchmarkTask { info, sampler, chain }
 }
 
 fn parts(name: String, family: &str, description: String, source: String) -> Parts {
-    Parts { name, family: family.into(), description, source, suggested_n: DEFAULT_N }
+    Parts {
+        name,
+        family: family.into(),
+        description,
+        source,
+        suggested_n: DEFAULT_N,
+        se: 0.0,
+        stratum: None,
+        images: false,
+    }
 }
 
-fn build(id: &str) -> Result<BenchmarkTask> {
+/// The [`Parts`] of a task wrapped around `inner` (same sample size, error and group).
+fn wrapper_parts(inner: &TaskInfo, name: String, family: String, description: String, source: String) -> Parts {
+    Parts {
+        name,
+        family,
+        description,
+        source,
+        suggested_n: inner.suggested_n,
+        se: inner.true_mi_se,
+        stratum: None,
+        images: inner.group == Group::Images,
+    }
+}
+
+fn build_any(id: &str) -> Result<BenchmarkTask> {
     if let Some(rest) = id.strip_prefix("indep-") {
-        let inner = build(rest)?;
-        let p = Parts {
-            name: format!("Independent @ {}", inner.info.name),
-            family: format!("independent ({})", inner.info.family),
-            description: format!("x and y from two independent draws of {rest}: its marginals, I = 0"),
-            source: "mibound (independent twin of a task)".into(),
-            suggested_n: inner.info.suggested_n,
-        };
+        let inner = build_any(rest)?;
+        let mut p = wrapper_parts(
+            &inner.info,
+            format!("Independent @ {}", inner.info.name),
+            format!("independent ({})", inner.info.family),
+            format!("x and y from two independent draws of {rest}: its marginals, I = 0"),
+            "mibound (independent twin of a task)".into(),
+        );
+        p.se = 0.0;
+        p.stratum = Some(inner.info.stratum.clone());
         return Ok(task(id, Box::new(Independent::new(inner)), p, None));
     }
     if let Some(rest) = id.strip_prefix("small_n-") {
@@ -415,18 +558,36 @@ fn build(id: &str) -> Result<BenchmarkTask> {
         if n == 0 {
             return Err(Error::param("small_n sample size", 0, "must be at least 1"));
         }
-        let mut inner = build(f[1])?;
+        let mut inner = build_any(f[1])?;
         inner.info.id = id.to_string();
         inner.info.name = format!("{} (n = {n})", inner.info.name);
         inner.info.family = format!("small n ({})", inner.info.family);
         inner.info.description = format!("{} — estimated from only n = {n} samples", inner.info.description);
         inner.info.suggested_n = n;
+        inner.info.stratum = "small_n".into();
         return Ok(inner);
     }
-    let prefixes = ["normal_cdf-", "half_cube-", "asinh-", "wiggly-", "spiral-", "swissroll_x-", "cubic-"];
+    if let Some(rest) = id.strip_prefix("zero_inflated-") {
+        let f = fields(id, rest, 2)?;
+        let p: f64 = num(id, f[0])?;
+        let inner = build_any(f[1])?;
+        let mut parts = wrapper_parts(
+            &inner.info,
+            format!("Zero-inflated @ {}", inner.info.name),
+            format!("zero_inflated ∘ {}", inner.info.family),
+            format!("{} with y set to 0 with probability {p}; I = (1 − {p})·I({})", inner.info.id, inner.info.id),
+            "mibound (a mixed coordinate with an atom, after Gao et al. 2017)".into(),
+        );
+        parts.se *= 1.0 - p;
+        parts.stratum = Some("zero_inflated".into());
+        let sampler = ZeroInflated::new(inner, p)?;
+        return Ok(task(id, Box::new(sampler), parts, None));
+    }
+    let prefixes =
+        ["normal_cdf-", "half_cube-", "asinh-", "wiggly-", "spiral-", "swissroll_x-", "cubic-", "rotate-", "exp-"];
     for p in prefixes {
         if let Some(rest) = id.strip_prefix(p) {
-            return build_mapped(id, p.trim_end_matches('-'), build(rest)?);
+            return build_mapped(id, p.trim_end_matches('-'), build_any(rest)?);
         }
     }
     build_base(id)
@@ -449,6 +610,16 @@ fn build_mapped(id: &str, prefix: &str, inner: BenchmarkTask) -> Result<Benchmar
             "bmi's wiggly_x on x and wiggly_y on y, coordinate-wise".into(),
         ),
         "cubic" => (vec![], vec![Bijection::Cubic], "Cubic", "y ↦ y³ (Poole et al. 2019)".into()),
+        "exp" => (vec![Bijection::Exp], vec![Bijection::Exp], "Exp", "exp on every coordinate".into()),
+        "rotate" => (
+            vec![Bijection::Orthogonal(random_orthogonal(dx, ROTATE_SEED_X + dx as u64))],
+            vec![Bijection::Orthogonal(random_orthogonal(dy, ROTATE_SEED_Y + dy as u64))],
+            "Rotated",
+            format!(
+                "x ↦ Q_x x, y ↦ Q_y y, Q Haar-random orthogonal (seeds {} + dim_x, {} + dim_y)",
+                ROTATE_SEED_X, ROTATE_SEED_Y
+            ),
+        ),
         "spiral" => {
             if dx < 2 || dy < 3 {
                 return Err(Error::param(
@@ -492,17 +663,18 @@ fn build_mapped(id: &str, prefix: &str, inner: BenchmarkTask) -> Result<Benchmar
     } else {
         format!("{label} @ {}", inner.info.name)
     };
-    let p = Parts {
+    let mut p = wrapper_parts(
+        &inner.info,
         name,
-        family: format!("{prefix} ∘ {}", inner.info.family),
-        description: format!("{} ↦ {what}; MI unchanged", inner.info.id),
-        source: if prefix == "cubic" {
-            "Poole et al. 2019 (cubic task); mibound".into()
-        } else {
-            format!("{BMI} bmi.benchmark.tasks ({prefix}), bmi.transforms")
+        format!("{prefix} ∘ {}", inner.info.family),
+        format!("{} ↦ {what}; MI unchanged", inner.info.id),
+        match prefix {
+            "cubic" => "Poole et al. 2019 (cubic task); mibound".into(),
+            "exp" | "rotate" => "mibound (an MI-preserving map)".into(),
+            _ => format!("{BMI} bmi.benchmark.tasks ({prefix}), bmi.transforms"),
         },
-        suggested_n: inner.info.suggested_n,
-    };
+    );
+    p.stratum = Some(prefix.into());
     let sampler = Mapped::new(inner, xm, ym)?;
     Ok(task(id, Box::new(sampler), p, Some(chain)))
 }
@@ -611,5 +783,115 @@ fn build_base(id: &str) -> Result<BenchmarkTask> {
         );
         return Ok(task(id, Box::new(g), p, None));
     }
+    if let Some(sampler) = pointwise_base(id)? {
+        let m = truth::Measured::new(id, sampler);
+        let mut p = if id.starts_with("mixture-") {
+            parts(
+                format!("Gaussian mixture {} × {}", m.dim_x(), m.dim_y()),
+                "gaussian-mixture",
+                format!("{}; I by Monte Carlo (2·10⁶ samples)", m.inner().name()),
+                "mibound (multimodal mixtures in low dimension)".into(),
+            )
+        } else {
+            parts(
+                format!("Classes 1 × {}", m.dim_y()),
+                "classes",
+                format!("x uniform class label, y | x normal: {}; I by Monte Carlo (2·10⁶ samples)", m.inner().name()),
+                "mibound (discrete x, continuous y)".into(),
+            )
+        };
+        p.se = m.se();
+        return Ok(task(id, Box::new(m), p, None));
+    }
+    if let Some(r) = id.strip_prefix("gao-uniform-") {
+        let m: usize = num(id, r)?;
+        let p = parts(
+            format!("Gao uniform (m = {m})"),
+            "gao-uniform",
+            format!("x uniform on {{0, …, {}}}, y | x ~ U[x, x + 2]; I = log m − (m−1)/m · log 2", m.max(1) - 1),
+            "Gao, Kannan, Oh & Viswanath 2017, Estimating MI for discrete-continuous mixtures, §5".into(),
+        );
+        return Ok(task(id, Box::new(GaoUniform::new(m)?), p, None));
+    }
+    for (prefix, base, what) in
+        [("additive-normal-", NoiseBase::Normal, "N(0, 1)"), ("additive-uniform-", NoiseBase::Uniform, "U(0, 1)")]
+    {
+        if let Some(r) = id.strip_prefix(prefix) {
+            let f = fields(id, r, 2)?;
+            let (d, eps): (usize, f64) = (num(id, f[0])?, num(id, f[1])?);
+            let p = parts(
+                format!("Additive noise {d} × {d} (x ~ {what}, ε = {eps})"),
+                prefix.trim_end_matches('-'),
+                format!("{d} independent pairs x_j ~ {what}, y_j = x_j + U(−{eps}, {eps}); I = {d}·(H(y_1) − log 2ε)"),
+                "mibound (bmi's additive uniform noise in several dimensions)".into(),
+            );
+            return Ok(task(id, Box::new(AdditiveNoise::new(d, eps, base)?), p, None));
+        }
+    }
+    for (prefix, pairs) in [("digits-", 1), ("digits_x2-", 2)] {
+        if let Some(r) = id.strip_prefix(prefix) {
+            let eps: f64 = num(id, r)?;
+            let d = Digits::new(eps, pairs)?;
+            let mut p = parts(
+                format!("Digits {} × {} (ε = {eps})", d.dim_x(), d.dim_y()),
+                "digits",
+                format!(
+                    "{} pair(s) of 8×8 digit images, classes through a label channel flipping with \
+                     probability {eps}; I = {}·I(C; C')",
+                    pairs, pairs
+                ),
+                "Lee & Rhee 2024 (images with a controlled MI); scikit-learn's digits (BSD-3-Clause)".into(),
+            );
+            p.images = true;
+            return Ok(task(id, Box::new(d), p, None));
+        }
+    }
     Err(unknown(id))
 }
+
+/// The raw sampler of a base id whose MI is measured by Monte Carlo (`mixture-…`, `classes-…`),
+/// `None` for any other id.
+fn pointwise_base(id: &str) -> Result<Option<Box<dyn truth::Pointwise>>> {
+    if let Some(r) = id.strip_prefix("mixture-cross-") {
+        return Ok(Some(Box::new(mixture::GaussianMixture::cross(num(id, r)?)?)));
+    }
+    for (prefix, ring) in [("mixture-diag-", false), ("mixture-ring-", true)] {
+        if let Some(r) = id.strip_prefix(prefix) {
+            let f = fields(id, r, 4)?;
+            let (dx, dy, k, s): (usize, usize, usize, f64) =
+                (num(id, f[0])?, num(id, f[1])?, num(id, f[2])?, num(id, f[3])?);
+            let m = if ring {
+                mixture::GaussianMixture::ring(dx, dy, k, s)?
+            } else {
+                mixture::GaussianMixture::diag(dx, dy, k, s)?
+            };
+            return Ok(Some(Box::new(m)));
+        }
+    }
+    if let Some(r) = id.strip_prefix("classes-") {
+        let f = fields(id, r, 3)?;
+        let (k, d, s): (usize, usize, f64) = (num(id, f[0])?, num(id, f[1])?, num(id, f[2])?);
+        return Ok(Some(Box::new(discrete::Classes::new(k, d, s)?)));
+    }
+    Ok(None)
+}
+
+/// The Monte-Carlo MI of a base id without a closed form (`mixture-…`, `classes-…`): mean and
+/// standard error of the exact pointwise MI over `n` joint samples drawn with `seed`. With
+/// [`MC_N`] and [`MC_SEED`] this is the computation behind [`MC_TRUTHS`]
+/// (`examples/task_truths.rs`). An error for any other id.
+pub fn monte_carlo_truth(id: &str, n: usize, seed: u64) -> Result<(f64, f64)> {
+    if n < 2 {
+        return Err(Error::param("n", n, "must be at least 2"));
+    }
+    match pointwise_base(id)? {
+        Some(s) => Ok(truth::monte_carlo(s.as_ref(), n, seed)),
+        None => Err(Error::param("Monte-Carlo task", id, "must be a mixture-… or classes-… base id")),
+    }
+}
+
+/// Seeds of the `rotate-` prefix's orthogonal matrices: `Q_x` from `ROTATE_SEED_X + dim_x`, `Q_y`
+/// from `ROTATE_SEED_Y + dim_y`.
+pub const ROTATE_SEED_X: u64 = 1_000;
+/// See [`ROTATE_SEED_X`].
+pub const ROTATE_SEED_Y: u64 = 2_000;

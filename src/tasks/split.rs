@@ -1,0 +1,85 @@
+//! The tuning / held-out split of the suite and the groups of families.
+//!
+//! Every listed task (bmi's 40 and the extra tasks, [`super::suite_ids`]) belongs to one
+//! *stratum*: the outermost prefix of its id for a transformed task (`normal_cdf`, `spiral`,
+//! `rotate`, `small_n`, …) and otherwise its family (`multinormal-sparse`, `gaussian-mixture`,
+//! `digits`, …). Within each stratum the tasks alternate between the two halves in suite order;
+//! the half of a stratum's first task is the parity of the FNV-1a hash of the stratum's name. So
+//! every stratum with two or more tasks has tasks in both halves, the assignment depends on
+//! nothing but the ids (no estimator's results), and adding a task to one stratum moves no task
+//! of another. An `indep-` twin is in its task's half; an id outside the listed suite is in
+//! neither.
+
+use serde::Serialize;
+
+/// The half of the suite a task belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Split {
+    /// Defaults may be chosen on these tasks.
+    Tuning,
+    /// Only for judging defaults chosen on the tuning half.
+    HeldOut,
+}
+
+impl Split {
+    /// `tuning` or `held-out`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Tuning => "tuning",
+            Split::HeldOut => "held-out",
+        }
+    }
+}
+
+/// The group of families a task belongs to, for results by group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Group {
+    /// `dim_x + dim_y ≤ 4` (and not images).
+    LowDim,
+    /// The digit-image tasks.
+    Images,
+    /// Everything else.
+    HighDim,
+}
+
+impl Group {
+    /// `low-dim`, `images` or `high-dim`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::LowDim => "low-dim",
+            Group::Images => "images",
+            Group::HighDim => "high-dim",
+        }
+    }
+
+    /// The group of a task with these dimensions (`images` for the digit tasks).
+    pub fn of(dim_x: usize, dim_y: usize, images: bool) -> Self {
+        if images {
+            Group::Images
+        } else if dim_x + dim_y <= 4 {
+            Group::LowDim
+        } else {
+            Group::HighDim
+        }
+    }
+}
+
+/// FNV-1a (64 bit) of `s`.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The halves of `tasks` (`(id, stratum)` in suite order), by the rule of the module docs.
+pub(super) fn assign<'a>(tasks: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<Split> {
+    let mut seen: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    tasks
+        .map(|(_, stratum)| {
+            let k = seen.entry(stratum).or_insert(0);
+            let half = (fnv1a(stratum) + *k) % 2;
+            *k += 1;
+            if half == 0 { Split::Tuning } else { Split::HeldOut }
+        })
+        .collect()
+}
