@@ -1,6 +1,6 @@
 //! `mibound demo`: the README's main job.
 
-use super::estimate::{Files, Unit, config, load_xy, run_and_report};
+use super::estimate::{Files, Output, Unit, config, load_xy, run_and_report};
 use super::sample::sample;
 use super::{EstimateOpts, InputOpts};
 use crate::data::{CorrelatedGaussian, Sampler};
@@ -26,7 +26,7 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
         &config(&opts)?,
         seed,
         Unit::Nats,
-        (false, Some(&out.join("trace.csv")), Some(&plot), false),
+        Output { trace: Some(&out.join("trace.csv")), plot: Some(&plot), ..Output::default() },
     )?;
     println!("\n  true MI: {:.3} nats. Trace: {}", task.true_mi(), plot.display());
     Ok(())

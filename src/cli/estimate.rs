@@ -160,23 +160,44 @@ fn run_compare(
     c
 }
 
+/// What `estimate` prints and writes besides the estimates.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Output<'a> {
+    /// One JSON object instead of the table.
+    pub json: bool,
+    /// The per-step training trace (CSV).
+    pub trace: Option<&'a Path>,
+    /// The training trace drawn (PNG or SVG).
+    pub plot: Option<&'a Path>,
+    /// No progress bar.
+    pub quiet: bool,
+    /// The headline's self-consistency checks ([`Comparison::with_self_check`]).
+    pub selfcheck: bool,
+}
+
 pub(super) fn run_and_report(
     x: &DMatrix<f64>,
     y: &DMatrix<f64>,
     cfg: &(Vec<EstimatorSpec>, Settings),
     seed: u64,
     unit: Unit,
-    (as_json, trace, plot, quiet): (bool, Option<&Path>, Option<&Path>, bool),
+    output: Output<'_>,
 ) -> Result<()> {
-    let est = run_compare(x, y, cfg, seed, quiet)?;
+    let mut est = run_compare(x, y, cfg, seed, output.quiet)?;
+    if output.selfcheck {
+        if !output.quiet {
+            eprintln!("self-check: the headline estimator on two halves side by side, a monotone map and a shuffle");
+        }
+        est = est.with_self_check(&cfg.0, &cfg.1, x.as_view(), y.as_view(), seed)?;
+    }
     // Side files first, so a failure there leaves no report claiming success.
-    if let Some(p) = trace {
+    if let Some(p) = output.trace {
         write_atomic(p, trace_csv(&est).as_bytes())?;
     }
-    if let Some(p) = plot {
+    if let Some(p) = output.plot {
         trace_figure(&est, "mibound estimate: training trace").save(p)?;
     }
-    let out = if as_json { json(&est, unit)? + "\n" } else { table(&est, unit) };
+    let out = if output.json { json(&est, unit)? + "\n" } else { table(&est, unit) };
     std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
 }
 
@@ -186,7 +207,7 @@ pub fn estimate(
     input: &InputOpts,
     opts: &EstimateOpts,
     unit: Unit,
-    output: (bool, Option<&Path>, Option<&Path>, bool),
+    output: Output<'_>,
 ) -> Result<()> {
     let cfg = config(opts)?;
     input.csv()?;

@@ -166,6 +166,12 @@ enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Also check the headline estimator on this data (Song & Ermon 2020): two disjoint
+        /// halves side by side must read twice one half, a monotone map of every coordinate
+        /// must not move it, and shuffled rows of y must read 0. Four more estimates; a failed
+        /// check is a warning.
+        #[arg(long)]
+        selfcheck: bool,
     },
     /// List the built-in tasks with their parameters and true MI: the parametric tasks
     /// (gaussian, cubic, asinh-cubic at --dim/--mi) and the task suite (benchmark-mi's 40 ids
@@ -419,14 +425,14 @@ pub fn main() -> ExitCode {
     let res = match cli.command {
         Command::Demo { out, n, seed } => demo::demo(&out, n, seed),
         Command::Optimal { dim, batch, batches, seed } => optimal::optimal(dim, batch, batches, seed),
-        Command::Estimate { x, y, x_cols, y_cols, input, opts, unit, bits, json, trace, plot, quiet } => {
+        Command::Estimate { x, y, x_cols, y_cols, input, opts, unit, bits, json, trace, plot, quiet, selfcheck } => {
             estimate::Unit::from_options(unit.as_deref(), bits).and_then(|unit| {
                 estimate::estimate(
                     &estimate::Files { x: &x, y: y.as_deref(), x_cols: x_cols.as_deref(), y_cols: y_cols.as_deref() },
                     &input,
                     &opts,
                     unit,
-                    (json, trace.as_deref(), plot.as_deref(), quiet),
+                    estimate::Output { json, trace: trace.as_deref(), plot: plot.as_deref(), quiet, selfcheck },
                 )
             })
         }

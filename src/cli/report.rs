@@ -38,6 +38,19 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
             t.statistic, t.permutations, t.rows, t.p_value
         );
     }
+    if let Some(sc) = &c.selfcheck {
+        s += &format!(
+            "\n  self-check of {}: two halves side by side {:.3} / one half {:.3} = {:.2} (must be 2); monotone map {:.3} (was {:.3}); y shuffled {:.3} (must be 0): {}\n",
+            sc.estimator,
+            unit.convert(sc.doubled),
+            unit.convert(sc.single),
+            sc.additivity_ratio,
+            unit.convert(sc.mapped),
+            unit.convert(sc.value),
+            unit.convert(sc.shuffled),
+            if sc.passed() { "passed" } else { "FAILED (see the warnings)" }
+        );
+    }
     // Notes about the data (small, duplicated rows) reach every estimate: print each once.
     let mut seen = std::collections::HashSet::new();
     for w in c.estimates.iter().flat_map(|e| &e.diagnostics.warnings).chain(&c.warnings) {
