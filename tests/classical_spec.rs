@@ -2,6 +2,7 @@
 //! building, and typed errors — never a panic — for bad parameters and bad data.
 
 use mibound::Error;
+use mibound::error::{Column, InputError, Row};
 use mibound::estimators::classical::{self, EntropyNorm, KsgVariant};
 use mibound::estimators::{EstimatorSpec, Kind};
 use nalgebra::DMatrix;
@@ -144,11 +145,23 @@ fn bad_data_are_typed_errors() {
     for name in ["ksg", "ksg:variant=2", "gaussian", "copula", "binned"] {
         let e = parse(name).build_classical().unwrap();
         assert!(
-            matches!(e.estimate(xn.as_view(), y.as_view(), 0), Err(Error::NonFinite { row: 4, col: 1, .. })),
+            matches!(
+                e.estimate(xn.as_view(), y.as_view(), 0),
+                Err(Error::Input {
+                    problem: InputError::NonFinite { row: Row { index: 4, .. }, column: Column { index: 1, .. }, .. },
+                    ..
+                })
+            ),
             "{name}"
         );
         assert!(
-            matches!(e.estimate(x.as_view(), yi.as_view(), 0), Err(Error::NonFinite { row: 2, col: 0, .. })),
+            matches!(
+                e.estimate(x.as_view(), yi.as_view(), 0),
+                Err(Error::Input {
+                    problem: InputError::NonFinite { row: Row { index: 2, .. }, column: Column { index: 0, .. }, .. },
+                    ..
+                })
+            ),
             "{name}"
         );
         // Mismatched rows, empty sides.

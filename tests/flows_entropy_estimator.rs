@@ -7,6 +7,7 @@
 
 use mibound::Error;
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
+use mibound::error::{Column, InputError, Row};
 use mibound::estimators::flow::FlowEntropy;
 use mibound::estimators::{Estimator, EstimatorSpec, Kind, Settings};
 use nalgebra::DMatrix;
@@ -116,12 +117,24 @@ fn bad_input_is_a_typed_error() {
     let est = FlowEntropy::new(10).unwrap();
     let x = DMatrix::from_fn(100, 2, |i, j| ((i * 7 + j * 3) % 11) as f64);
     let short = x.rows(0, 50).into_owned();
-    assert!(matches!(est.estimate(x.as_view(), short.as_view(), 0), Err(Error::Shape { .. })));
+    assert!(matches!(
+        est.estimate(x.as_view(), short.as_view(), 0),
+        Err(Error::Input { problem: InputError::Rows { x: 100, y: 50 }, .. })
+    ));
     let mut bad = x.clone();
     bad[(3, 1)] = f64::NAN;
-    assert!(matches!(est.estimate(x.as_view(), bad.as_view(), 0), Err(Error::NonFinite { row: 3, col: 1, .. })));
+    assert!(matches!(
+        est.estimate(x.as_view(), bad.as_view(), 0),
+        Err(Error::Input {
+            problem: InputError::NonFinite { row: Row { index: 3, .. }, column: Column { index: 1, .. }, .. },
+            ..
+        })
+    ));
     let empty = DMatrix::<f64>::zeros(100, 0);
-    assert!(matches!(est.estimate(x.as_view(), empty.as_view(), 0), Err(Error::Shape { .. })));
+    assert!(matches!(
+        est.estimate(x.as_view(), empty.as_view(), 0),
+        Err(Error::Input { problem: InputError::NoColumns { .. }, .. })
+    ));
     let few = x.rows(0, 5).into_owned();
     assert!(matches!(est.estimate(few.as_view(), few.as_view(), 0), Err(Error::Parameter { .. })));
 }

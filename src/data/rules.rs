@@ -142,8 +142,10 @@ impl Checked {
     }
 }
 
-/// Applies the rules (see the module docs) to `x` and `y`.
-pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, InputError> {
+/// The rules every estimator also applies to its inputs (1–3 of the module docs, with
+/// `min_rows` rows at least): columns, equal rows, finite values. [`check`] applies these and
+/// the rest.
+pub fn check_values(x: &Input<'_>, y: &Input<'_>, min_rows: usize) -> Result<(), InputError> {
     for (side, input) in [(Side::X, x), (Side::Y, y)] {
         if input.values.ncols() == 0 {
             return Err(InputError::NoColumns { side });
@@ -153,12 +155,18 @@ pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, Inp
     if nx != ny {
         return Err(InputError::Rows { x: nx, y: ny });
     }
-    if nx < MIN_ROWS {
-        return Err(InputError::TooFewRows { rows: nx, min: MIN_ROWS });
+    if nx < min_rows {
+        return Err(InputError::TooFewRows { rows: nx, min: min_rows });
     }
     for (side, input) in [(Side::X, x), (Side::Y, y)] {
         check_finite(side, input)?;
     }
+    Ok(())
+}
+
+/// Applies the rules (see the module docs) to `x` and `y`.
+pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, InputError> {
+    check_values(x, y, MIN_ROWS)?;
     let (kx, ky) = (constant(x), constant(y));
     let mut notes = Vec::new();
     if !kx.is_empty() || !ky.is_empty() {

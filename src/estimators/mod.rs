@@ -190,36 +190,16 @@ impl Estimate {
     }
 }
 
-/// Checks that `x` and `y` are usable: the same number of rows (at least `min_rows`), at least
-/// one column each, every value finite. Names the row and column of the first bad value.
+/// Checks that `x` and `y` are usable, by the data rules' first checks
+/// ([`crate::data::rules::check_values`], with the same sentences as the command line and
+/// Python): at least one column each, the same number of rows, every value finite (naming the
+/// row and column of the first bad one); then at least `min_rows` rows for this estimator.
 pub fn check_inputs(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, min_rows: usize) -> Result<()> {
+    use crate::data::rules::{Input, check_values};
     use crate::error::Error;
-    if x.nrows() != y.nrows() {
-        return Err(Error::Shape {
-            what: "x and y".into(),
-            expected: format!("the same number of rows ({} in x)", x.nrows()),
-            got: format!("{} rows in y", y.nrows()),
-        });
-    }
-    if x.ncols() == 0 || y.ncols() == 0 {
-        return Err(Error::Shape {
-            what: "x and y".into(),
-            expected: "at least one column each".into(),
-            got: format!("{} and {} columns", x.ncols(), y.ncols()),
-        });
-    }
+    check_values(&Input::new(x), &Input::new(y), 1).map_err(|problem| Error::Input { origin: Vec::new(), problem })?;
     if x.nrows() < min_rows {
         return Err(Error::param("rows", x.nrows(), &format!("this estimator needs at least {min_rows}")));
-    }
-    for (what, m) in [("x", &x), ("y", &y)] {
-        for j in 0..m.ncols() {
-            for i in 0..m.nrows() {
-                let v = m[(i, j)];
-                if !v.is_finite() {
-                    return Err(Error::NonFinite { what: what.into(), row: i, col: j, value: v });
-                }
-            }
-        }
     }
     Ok(())
 }
