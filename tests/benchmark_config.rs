@@ -68,6 +68,9 @@ fn groups_and_families_expand_to_ids() {
     assert_eq!(expand_tasks(&s(&["bmi"])).unwrap().len(), 40);
     assert_eq!(expand_tasks(&s(&["multinormal-dense"])).unwrap().len(), 5);
     assert_eq!(expand_tasks(&s(&["all"])).unwrap(), mibound::tasks::all_ids());
+    use mibound::tasks::{Split, split_ids};
+    assert_eq!(expand_tasks(&s(&["tuning"])).unwrap(), split_ids(Split::Tuning));
+    assert_eq!(expand_tasks(&s(&["held-out"])).unwrap(), split_ids(Split::HeldOut));
     // Duplicates once, in order of first appearance.
     assert_eq!(
         expand_tasks(&s(&["1v1-normal-0.75", "bmi"])).unwrap()[..2],

@@ -86,3 +86,30 @@ fn the_monte_carlo_truth_sees_a_wrong_value() {
     let other = tasks::MC_TRUTHS.iter().find(|e| e.0 == "mixture-ring-1-1-6-0.3").unwrap();
     assert!((m - other.1).abs() > 4.0 * (s * s + other.2 * other.2).sqrt(), "{m} vs {}", other.1);
 }
+
+#[test]
+fn the_density_ratio_integrates_to_one_under_the_product_of_marginals() {
+    // E_{p(x)p(y)}[p(x, y)/(p(x)p(y))] = 1: with x and y from two independent joint draws, the mean
+    // of exp(pointwise MI) must be 1 within 4 standard errors. This checks, independently of the
+    // Monte-Carlo truths, that the joint and marginal densities behind the new families' critics
+    // (and so behind their Monte-Carlo MI) are normalised and belong to the sampler: a wrong
+    // marginal or a wrong mixture weight moves the mean away from 1.
+    let n = 10_000;
+    let families = ["mixture-", "classes-", "gao-", "additive-", "digits", "zero_inflated-", "rotate-", "exp-"];
+    let ids: Vec<String> =
+        tasks::suite_ids().into_iter().filter(|id| families.iter().any(|f| id.starts_with(f))).collect();
+    assert!(ids.len() >= 35, "{}", ids.len());
+    let mut failures = Vec::new();
+    for (k, id) in ids.iter().enumerate() {
+        let t = tasks::get(id).unwrap();
+        let (x, _) = t.draw(n, 3000 + k as u64).unwrap();
+        let (_, y) = t.draw(n, 4000 + k as u64).unwrap();
+        let r: Vec<f64> = pointwise_mi(&t, &x, &y).unwrap().iter().map(|v| v.exp()).collect();
+        let m = r.iter().sum::<f64>() / n as f64;
+        let se = (r.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n as f64 - 1.0) / n as f64).sqrt();
+        if (m - 1.0).abs() > 4.0 * se {
+            failures.push(format!("{id}: E[ratio] = {m:.4} ± {se:.4}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -239,6 +239,22 @@ fn the_digits_have_no_image_in_two_classes() {
         assert_eq!(d.class_of(&v), Some(c as usize));
     }
     assert_eq!(d.class_of(&[0.5; 64]), None);
+    // The decoded file is scikit-learn's data: values printed by scikit-learn 1.9.1 from
+    // `load_digits()` (`d.data.sum()`, per-class sums, `d.data[0]`, `np.bincount(d.target)`).
+    let sum =
+        |imgs: &mut dyn Iterator<Item = &[u8; 64]>| imgs.map(|i| i.iter().map(|&v| v as u64).sum::<u64>()).sum::<u64>();
+    assert_eq!(sum(&mut d.images.iter()), 561_718);
+    let by_class = [56415, 57007, 55566, 56151, 56239, 55915, 56336, 54289, 57408, 56392];
+    let counts = [178, 182, 177, 183, 181, 182, 181, 179, 174, 180];
+    for c in 0..10 {
+        assert_eq!(sum(&mut d.class(c).iter().map(|&i| &d.images[i])), by_class[c], "class {c}");
+        assert_eq!(d.class(c).len(), counts[c], "class {c}");
+    }
+    let first: [u8; 64] = [
+        0, 0, 5, 13, 9, 1, 0, 0, 0, 0, 13, 15, 10, 15, 5, 0, 0, 3, 15, 2, 0, 11, 8, 0, 0, 4, 12, 0, 0, 8, 8, 0, 0, 5,
+        8, 0, 0, 9, 8, 0, 0, 4, 11, 0, 1, 12, 7, 0, 0, 2, 14, 5, 10, 12, 0, 0, 0, 0, 6, 13, 10, 0, 0, 0,
+    ];
+    assert_eq!((d.images[0], d.labels[0], d.labels[1796]), (first, 0, 8));
 }
 
 #[test]

@@ -31,7 +31,7 @@ pub struct NeuralOverrides {
 /// is one run.
 ///
 /// ```toml
-/// tasks = ["bmi"]                      # ids, families (`student-identity`), or bmi / extra / all
+/// tasks = ["bmi"]                      # ids, families (`student-identity`), or bmi / extra / all / tuning / held-out
 /// estimators = ["ksg", "copula", "infonce", "smile:5"]
 /// sizes = [5000]
 /// seeds = [0, 1, 2]
@@ -43,7 +43,8 @@ pub struct NeuralOverrides {
 pub struct Config {
     /// Task ids (`1v1-normal-0.75`), families as `mibound tasks` prints them
     /// (`multinormal-sparse`, `student-identity`), or the groups `bmi` (benchmark-mi's 40 tasks),
-    /// `extra` (mibound's harder tasks) and `all`.
+    /// `extra` (mibound's harder tasks), `all`, and the halves of the suite's split `tuning` and
+    /// `held-out` (docs/tasks.md).
     pub tasks: Vec<String>,
     /// Estimator names as everywhere in mibound (`infonce`, `smile:5`, `ksg:k=5`, `copula`).
     pub estimators: Vec<String>,
@@ -232,7 +233,7 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Task ids from ids, families and the groups `bmi`, `extra`, `all`, in the order given, each
+/// Task ids from ids, families and the groups `bmi`, `extra`, `all`, `tuning`, `held-out`, in the order given, each
 /// id once. An unknown name is an error listing what is known.
 pub fn expand_tasks(names: &[String]) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
@@ -243,6 +244,8 @@ pub fn expand_tasks(names: &[String]) -> Result<Vec<String>> {
             "bmi" => tasks::BMI_IDS.iter().map(|s| s.to_string()).collect(),
             "extra" => tasks::EXTRA_IDS.iter().map(|s| s.to_string()).collect(),
             "all" => tasks::all_ids(),
+            "tuning" => tasks::split_ids(tasks::Split::Tuning),
+            "held-out" => tasks::split_ids(tasks::Split::HeldOut),
             _ => match tasks::get(name) {
                 Ok(t) => vec![t.id().to_string()],
                 Err(Error::Unknown { .. }) => {
@@ -258,7 +261,7 @@ pub fn expand_tasks(names: &[String]) -> Result<Vec<String>> {
                             known:
                                 "a task id of `mibound tasks` (e.g. 1v1-normal-0.75, multinormal-sparse-5-5-2-2.0), \
                                     a family as `mibound tasks --json` prints it (e.g. student-identity, \
-                                    multinormal-dense), or bmi, extra, all"
+                                    multinormal-dense), or bmi, extra, all, tuning, held-out"
                                     .into(),
                         });
                     }

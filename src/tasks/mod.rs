@@ -1,8 +1,10 @@
 //! The benchmark task suite: all 40 tasks of benchmark-mi (Czyż et al. 2023, "Beyond Normal: On
-//! the Evaluation of Mutual Information Estimators", `bmi` 0.1.3) under bmi's task ids, and the
+//! the Evaluation of Mutual Information Estimators", `bmi` 0.1.3) under bmi's task ids, the
 //! harder tasks a researcher needs to see an estimator fail (high MI, small n, heavy tails,
-//! independent pairs), each with its true MI and optimal critic. `docs/tasks.md` has every
-//! family's definition, MI formula and source.
+//! independent pairs) and the families the 40 lack (mixtures, discrete and mixed coordinates,
+//! images, …), each with its true MI and optimal critic, split into a tuning and a held-out half
+//! ([`Split`], [`split_ids`]). `docs/tasks.md` has every family's definition, MI formula and
+//! source.
 //!
 //! ```
 //! use mibound::data::{rng, Sampler};
@@ -27,6 +29,12 @@
 //! | `student-identity-DX-DY-ν` | multivariate Student-t, identity dispersion |
 //! | `student-sparse-DX-DY-ν-K-S` | multivariate Student-t, sparse dispersion |
 //! | `staircase-D-I` | `D`-dimensional correlated Gaussian with `I` nats (Poole et al. 2019) |
+//! | `mixture-cross-ρ` | `½ N(0, [[1, ρ], [ρ, 1]]) + ½ N(0, [[1, −ρ], [−ρ, 1]])` (MI by Monte Carlo) |
+//! | `mixture-diag-DX-DY-K-σ`, `mixture-ring-DX-DY-K-σ` | `K` isotropic Gaussian components (MI by Monte Carlo) |
+//! | `additive-normal-D-ε`, `additive-uniform-D-ε` | `D` pairs `y_j = x_j + U(−ε, ε)`, `x` normal or uniform |
+//! | `classes-K-D-σ` | `x` a class label, `y | x ~ N(μ_x, σ² I_D)` (MI by Monte Carlo) |
+//! | `gao-uniform-m` | `x` uniform on `{0, …, m−1}`, `y | x ~ U[x, x + 2]` (Gao et al. 2017) |
+//! | `digits-ε`, `digits_x2-ε` | digit images through a label channel flipping with probability `ε` |
 //!
 //! | prefix | map |
 //! | --- | --- |
@@ -34,6 +42,8 @@
 //! | `spiral-` | bmi's spiral on `x` (plane 0,1) and `y` (plane 1,2), speed `1/dim` |
 //! | `swissroll_x-` | swiss-roll embedding of `x ∈ (0, 1)` into the plane |
 //! | `cubic-` | `y ↦ y³` (Poole et al.'s cubic task) |
+//! | `rotate-`, `exp-` | a fixed random orthogonal matrix on `x` and on `y`; `exp` element-wise |
+//! | `zero_inflated-P-` | `y` set to 0 with probability `P` (`I` times `1 − P`) |
 //! | `indep-` | the product of the task's marginals (`I = 0`) |
 //! | `small_n-N-` | the same distribution with suggested sample size `N` |
 

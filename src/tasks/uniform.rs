@@ -108,13 +108,13 @@ pub struct AdditiveNoise {
 }
 
 /// `H(X + N)` for `X ~ N(0, 1)`, `N ~ U(−ε, ε)`: composite Simpson on `[−ε − 12, ε + 12]` with
-/// 200 000 intervals (`p` is smooth; beyond the interval `p < 10⁻³²`, and the quadrature error
-/// is below 10⁻¹²: halving the step changes the value by less than that, tested).
+/// 20 000 intervals (`p` is smooth; beyond the interval `p < 10⁻³²`, and halving the step
+/// changes the value by less than 10⁻¹⁰ for ε from 0.01 to 200: tested below).
 pub fn normal_plus_uniform_entropy(eps: f64) -> f64 {
-    simpson_entropy(eps, 200_000)
+    simpson_entropy(eps, 20_000)
 }
 
-pub(crate) fn simpson_entropy(eps: f64, intervals: usize) -> f64 {
+fn simpson_entropy(eps: f64, intervals: usize) -> f64 {
     use super::maps::normal_cdf;
     let (a, b) = (-eps - 12.0, eps + 12.0);
     let h = (b - a) / intervals as f64;
@@ -204,5 +204,16 @@ impl Sampler for AdditiveNoise {
 
     fn log_marginal_y(&self, y: &DMatrix<f64>) -> Option<Vec<f64>> {
         Some(y.row_iter().map(|r| r.iter().map(|&v| self.density_y1(v).ln()).sum::<f64>()).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_quadrature_has_converged() {
+        for eps in [0.01, 0.1, 0.5, 1.0, 2.0, 20.0, 200.0] {
+            let (a, b) = (super::simpson_entropy(eps, 20_000), super::simpson_entropy(eps, 40_000));
+            assert!((a - b).abs() < 1e-10, "ε = {eps}: {a} vs {b}");
+        }
     }
 }
