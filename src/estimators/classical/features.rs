@@ -31,6 +31,7 @@
 use super::digamma_table;
 use super::discrete::discrete_mi_codes;
 use super::knn::{self, Norm, Sorted};
+use super::ksg::{add_noise_draws, scale_column};
 use super::mixed::ross_mi;
 use crate::data::VarKind;
 use crate::data::kinds::codes;
@@ -75,15 +76,9 @@ impl Column {
     fn new(mut values: Vec<f64>, kind: VarKind, eps: Option<&mut dyn Iterator<Item = f64>>) -> Self {
         match kind {
             VarKind::Continuous => {
-                let n = values.len() as f64;
-                let mean = values.iter().sum::<f64>() / n;
-                let sd = (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
-                if sd > 0.0 && sd.is_finite() {
-                    values.iter_mut().for_each(|v| *v /= sd);
-                }
+                scale_column(&mut values);
                 if let Some(eps) = eps {
-                    let scale = SKLEARN_NOISE * (values.iter().map(|v| v.abs()).sum::<f64>() / n).max(1.0);
-                    values.iter_mut().zip(eps).for_each(|(v, e)| *v += scale * e);
+                    add_noise_draws(&mut values, SKLEARN_NOISE, eps);
                 }
                 let sorted = Some(Sorted::new(&values));
                 Column { values, kind, sorted, codes: Vec::new() }

@@ -8,7 +8,7 @@
 //! and `m_i = #{j : ‖c_j − c_i‖ < d_i}` over all kept rows, row `i` included (scikit-learn takes
 //! `≤ nextafter(d_i, 0)`, the same set; when `d_i = 0`, the rows equal to `c_i`). Then
 //!
-//! `Î = ψ(N) + ⟨ψ(k_i)⟩ + ⟨ψ(N_ℓ(i))⟩ − ⟨ψ(m_i)⟩`.
+//! `Î = ψ(N) + ⟨ψ(k_i)⟩ − ⟨ψ(N_ℓ(i))⟩ − ⟨ψ(m_i)⟩`.
 //!
 //! Distances are max-norms (in one dimension `|c_j − c_i|`, as scikit-learn).
 //!
@@ -34,7 +34,7 @@
 
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::knn::{self, Norm};
-use super::ksg::{add_tie_noise, standardize};
+use super::ksg::{add_tie_noise, scale_column, standardize};
 use super::{Core, digamma, row_major, run};
 use crate::data::VarKind;
 use crate::data::kinds::{codes, side_kind};
@@ -98,7 +98,7 @@ pub fn ross_mi(c: DMatrixView<'_, f64>, labels: &[u32], k: usize) -> Result<f64>
     let mut sum = 0.0;
     for (t, &i) in kept.iter().enumerate() {
         let m = if kept_r[t] > 0.0 { strict[t] + 1 } else { dups[t] };
-        sum += digamma(k_row[i] as f64) + digamma(label_count[i] as f64) - digamma(m as f64);
+        sum += digamma(k_row[i] as f64) - digamma(label_count[i] as f64) - digamma(m as f64);
     }
     Ok(digamma(n as f64) + sum / n as f64)
 }
@@ -181,14 +181,7 @@ impl Ross {
 /// Divides each column by its standard deviation (`1/N`), not centring, as scikit-learn's
 /// `scale(X, with_mean=False)`; constant columns are left alone.
 pub fn scale_columns(m: &mut DMatrix<f64>) {
-    let n = m.nrows() as f64;
-    for mut col in m.column_iter_mut() {
-        let mean = col.iter().sum::<f64>() / n;
-        let sd = (col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
-        if sd > 0.0 && sd.is_finite() {
-            col.iter_mut().for_each(|v| *v /= sd);
-        }
-    }
+    m.column_iter_mut().for_each(|mut c| scale_column(c.as_mut_slice()));
 }
 
 impl Estimator for Ross {
