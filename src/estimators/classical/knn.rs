@@ -80,8 +80,8 @@ where
         .par_iter()
         .enumerate()
         .map_init(
-            || Vec::with_capacity(k + 1),
-            |idx: &mut Vec<(f64, u32)>, (i, p)| {
+            || (Vec::with_capacity(k + 1), Vec::with_capacity(k + 1)),
+            |(idx, items): &mut (Vec<(f64, u32)>, Vec<u32>), (i, p)| {
                 let found = match norm {
                     Norm::Max => tree.nearest_n::<Chebyshev>(p, qty),
                     Norm::SquaredEuclidean => tree.nearest_n::<SquaredEuclidean>(p, qty),
@@ -90,8 +90,9 @@ where
                 idx.extend(found.iter().filter(|nb| nb.item as usize != i).map(|nb| (nb.distance, nb.item)));
                 idx.sort_by(|a, b| a.0.total_cmp(&b.0));
                 idx.truncate(k);
-                let items: Vec<u32> = idx.iter().map(|&(_, j)| j).collect();
-                f(i, idx[k - 1].0, &items)
+                items.clear();
+                items.extend(idx.iter().map(|&(_, j)| j));
+                f(i, idx[k - 1].0, items)
             },
         )
         .collect()
