@@ -18,15 +18,18 @@
 //! `−½[Σ_{i≤d_xz} + Σ_{i≤d_yz} − Σ_{i≤d_xyz} − Σ_{i≤d_z}] ψ((N − i)/2)` exactly.
 //!
 //! **Test of conditional independence** ([`ci_test`]): Runge (2018)'s local permutation test.
-//! A global permutation of `x` destroys its dependence on `z` too, so on data with
-//! `I(X; Y | Z) = 0 < I(X; Y)` it rejects almost always. Instead, for each permutation, each row
+//! A global permutation of `x` destroys its dependence on `z` too: it samples the null
+//! `X ⊥ (Y, Z)`, not `X ⊥ Y | Z`, and the statistic's distribution under the two differs (the
+//! estimator's bias depends on how `x` depends on `z`), so its level is not controlled. Instead,
+//! for each permutation, each row
 //! `i` takes the `x` of a row drawn among the `k_perm` nearest neighbours of `z_i` in `z`-space
 //! (row `i` included), preferring rows not yet used: rows are visited in a random order, each
 //! row's neighbour list is shuffled, and the first unused neighbour is taken (the last one when
 //! all are used). This keeps `p(x | z)` approximately and breaks only the dependence of `x` on
 //! `y` given `z`. The p-value is `(1 + #{b : T_b ≥ T}) / (1 + B)` with `T` the Frenzel–Pompe
 //! statistic. It is exact only as `k_perm`-neighbourhoods shrink; its level is measured in
-//! `tests/conditional_independence.rs`.
+//! `tests/conditional_independence.rs` (3 of 200 rejections at 5 % on a common cause, 49 of
+//! 50 on a collider, n = 250).
 //!
 //! References: S. Frenzel, B. Pompe, *Partial mutual information for coupling analysis of
 //! multivariate time series*, Phys. Rev. Lett. 99, 204101 (2007); J. Runge, *Conditional
