@@ -79,6 +79,21 @@ pub enum Error {
         /// What.
         msg: String,
     },
+    /// An estimator that cannot use a column of this kind (a label read as a number, or a
+    /// measurement read as a label).
+    #[error("{estimator} cannot use column {column} of {side}, which is {kind}: {better}")]
+    VariableKind {
+        /// The estimator's name.
+        estimator: String,
+        /// `"x"`, `"y"` or `"z"`.
+        side: &'static str,
+        /// Column (0-based).
+        column: usize,
+        /// The column's kind: `"discrete"` or `"continuous"`.
+        kind: &'static str,
+        /// What to use instead, in one sentence.
+        better: String,
+    },
     /// The caller asked the run to stop (see [`crate::train::Progress::cancelled`]).
     #[error("cancelled")]
     Cancelled,

@@ -16,6 +16,9 @@ use mibound::estimators::classical::{
 };
 use nalgebra::DMatrix;
 
+mod common;
+use common::splitmix_normals as normals;
+
 // ---- printed by tests/reference/classical_reference.py ----
 // dataset A: n = 500, dx = 1, dy = 1; x[0] = [1.4243480905156511], y[0] = [0.3594854464065362]
 const KSG1_A_K3: f64 = 0.16094682360648482;
@@ -79,27 +82,6 @@ fn close(what: &str, got: f64, want: f64, tol: f64) {
         "{what}: got {got:.17}, reference {want:.17}, |Δ| = {:.3e} > {tol:e}",
         (got - want).abs()
     );
-}
-
-/// `n × m` approximate normals exactly as the Python script draws them (row-major).
-fn normals(seed: u64, n: usize, m: usize) -> DMatrix<f64> {
-    let mut state = seed;
-    let mut out = DMatrix::zeros(n, m);
-    for i in 0..n {
-        for j in 0..m {
-            let mut s = 0.0;
-            for _ in 0..12 {
-                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                z ^= z >> 31;
-                s += (z >> 11) as f64 * (1.0 / 9007199254740992.0);
-            }
-            out[(i, j)] = s - 6.0;
-        }
-    }
-    out
 }
 
 fn dataset(name: char) -> (DMatrix<f64>, DMatrix<f64>) {

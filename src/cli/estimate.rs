@@ -47,6 +47,23 @@ impl InputOpts {
 /// ([`crate::data::rules`]): a refusal names the file(s) before the rule's sentence; the notes
 /// (constant columns dropped with `--drop-constant`, a pandas index column used) go to stderr.
 pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
+    load_xy_named(f, input).map(|l| (l.x, l.y))
+}
+
+/// What [`load_xy_named`] loads: x and y with their columns as the user names them.
+pub struct Loaded {
+    /// x, one row per sample.
+    pub x: DMatrix<f64>,
+    /// y.
+    pub y: DMatrix<f64>,
+    /// x's columns (file index and name).
+    pub x_columns: Vec<rules::Column>,
+    /// y's columns.
+    pub y_columns: Vec<rules::Column>,
+}
+
+/// [`load_xy`] with the columns' names.
+pub fn load_xy_named(f: &Files<'_>, input: &InputOpts) -> Result<Loaded> {
     let Files { x, y, x_cols, y_cols } = *f;
     let csv = input.csv()?;
     let tx = read_table_with(x, &csv)?;
@@ -110,7 +127,8 @@ pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatri
             }
         }
     }
-    Ok(checked.select(&ix, &iy))
+    let (x, y) = checked.select(&ix, &iy);
+    Ok(Loaded { x, y, x_columns: checked.x_columns, y_columns: checked.y_columns })
 }
 
 /// The estimators and their settings from the command-line options (checked by

@@ -5,6 +5,8 @@ mod benchmark;
 mod bmi;
 mod demo;
 mod estimate;
+mod features;
+mod matrix;
 mod optimal;
 mod output;
 mod progress;
@@ -173,6 +175,11 @@ enum Command {
         #[arg(long)]
         selfcheck: bool,
     },
+    /// The MI of every column of a table against a target column, as scikit-learn's
+    /// mutual_info_regression / mutual_info_classif (discrete columns declared or detected).
+    Features(features::FeaturesArgs),
+    /// The symmetric matrix of MI between all columns of a table, with a heat map (--plot).
+    Matrix(matrix::MatrixArgs),
     /// List the built-in tasks with their parameters and true MI: the parametric tasks
     /// (gaussian, cubic, asinh-cubic at --dim/--mi) and the task suite (benchmark-mi's 40 ids
     /// and the harder tasks, see docs/tasks.md).
@@ -436,6 +443,8 @@ pub fn main() -> ExitCode {
                 )
             })
         }
+        Command::Features(args) => features::features(&args),
+        Command::Matrix(args) => matrix::matrix(&args),
         Command::Tasks { dim, mi, json } => tasks::tasks(dim, mi, json),
         Command::Sample { task, n, dim, mi, seed, out } => sample::sample(&task, n, dim, mi, seed, &out),
         Command::Bmi { sample, dim_x, dim_y, opts } => bmi::bmi(&sample, dim_x, dim_y, &opts),

@@ -7,10 +7,12 @@
 
 pub mod files;
 mod gaussian;
+pub mod kinds;
 pub mod rules;
 mod transform;
 
 pub use gaussian::{CorrelatedGaussian, SplitGaussian, mi_to_rho, rho_to_mi};
+pub use kinds::{KindNote, VarKind};
 pub use transform::{Transform, Transformed};
 
 pub use crate::rng::{Xoshiro, rng};

@@ -15,6 +15,7 @@
 //! | | `dv`, `mine[:rate]`, `smile[:τ]` | estimate |
 //! | | `l1out`, `club`, `club-sample` | upper bound if q(y\|x) = p(y\|x) |
 //! | classical ([`classical`]) | `ksg[:k=5]`, `gaussian`, `copula`, `binned` | estimate |
+//! | discrete and mixed ([`classical`]) | `discrete`, `ross[:k=3]`, `mixed-ksg[:k=5]` | estimate |
 //! | flow-Gaussianisation ([`flow`]) | `flow[:steps=N]` | estimate |
 //! | flow entropy difference ([`flow`]) | `flow-entropy[:steps=N]` | estimate |
 //!

@@ -167,6 +167,26 @@ pub enum EstimatorSpec {
         /// Bins per coordinate (≥ 2); `None` for the default rule.
         bins: Option<usize>,
     },
+    /// Two discrete sides: the plug-in estimate, Miller–Madow corrected unless
+    /// `discrete:correction=none` ([`super::classical::discrete`]).
+    Discrete {
+        /// Whether the Miller–Madow correction is applied (default true).
+        miller_madow: bool,
+    },
+    /// Ross 2014, one discrete side and one continuous (`ross`, `ross:k=3:discrete=x`;
+    /// [`super::classical::mixed`]).
+    Ross {
+        /// Neighbours (default 3, as scikit-learn).
+        k: usize,
+        /// Whether the label is x (default: y).
+        discrete_x: bool,
+    },
+    /// Gao et al. 2017's mixed KSG (`mixed-ksg`, `mixed-ksg:k=5`; [`super::classical::mixed`]).
+    #[serde(rename = "mixed-ksg")]
+    MixedKsg {
+        /// Neighbours (default 5).
+        k: usize,
+    },
     /// Flow-Gaussianisation (`flow`, `flow:steps=N`; [`super::flow::FlowGaussian`]).
     Flow {
         /// Joint training steps at most (default 4000).
@@ -183,7 +203,7 @@ pub enum EstimatorSpec {
 
 impl EstimatorSpec {
     /// Every family name with its parameters, for error messages and `--help`.
-    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, js-shifted, smile[:tau|inf], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>, ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B], flow[:steps=N], flow-entropy[:steps=N]";
+    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, js-shifted, smile[:tau|inf], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>, ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5], flow[:steps=N], flow-entropy[:steps=N]";
 
     /// Parses a name such as `infonce`, `smile:5` or `l1out`.
     pub fn parse(s: &str) -> Result<Self> {

@@ -1,6 +1,9 @@
 //! Figures with plotters: multi-panel line charts written as PNG or SVG (by extension), with
 //! the bundled DejaVu Sans font so no system font packages are needed.
 
+mod heatmap;
+pub use heatmap::heatmap;
+
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -133,6 +133,13 @@ impl GaoUniform {
         Ok(GaoUniform { m })
     }
 
+    /// One draw `(x, y)` for `m` classes: the class, then `y = x + 2u`.
+    pub(crate) fn draw_one(m: usize, rng: &mut dyn Rng) -> (f64, f64) {
+        let c = rng.random_range(0..m) as f64;
+        let u: f64 = rng.random();
+        (c, c + 2.0 * u)
+    }
+
     /// `p(y) = #{c : c ≤ y ≤ c + 2} / (2m)`.
     pub fn density_y(&self, y: f64) -> f64 {
         let hits = (0..self.m).filter(|&c| (c as f64) <= y && y <= c as f64 + 2.0).count();
@@ -160,10 +167,7 @@ impl Sampler for GaoUniform {
         let n = x.nrows();
         assert_eq!((x.ncols(), y.nrows(), y.ncols()), (1, n, 1), "sample buffers");
         for i in 0..n {
-            let c = rng.random_range(0..self.m) as f64;
-            let u: f64 = rng.random();
-            x[(i, 0)] = c;
-            y[(i, 0)] = c + 2.0 * u;
+            (x[(i, 0)], y[(i, 0)]) = Self::draw_one(self.m, rng);
         }
     }
     /// `S_ij = log(½) − log p(y_j)` when `x_i ≤ y_j ≤ x_i + 2`, `−∞` otherwise; `None` when an `x`

@@ -47,6 +47,7 @@
 //! | `indep-` | the product of the task's marginals (`I = 0`) |
 //! | `small_n-N-` | the same distribution with suggested sample size `N` |
 
+pub mod conditional;
 mod digits;
 mod discrete;
 mod maps;

@@ -82,3 +82,25 @@ pub fn temp_dir(suite: &str, name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// `n × m` approximate normals exactly as `tests/reference/classical_reference.py`'s `normals` draws
+/// them (row-major): splitmix64 → 53-bit uniforms → sum of 12 minus 6.
+pub fn splitmix_normals(seed: u64, n: usize, m: usize) -> DMatrix<f64> {
+    let mut state = seed;
+    let mut out = DMatrix::zeros(n, m);
+    for i in 0..n {
+        for j in 0..m {
+            let mut s = 0.0;
+            for _ in 0..12 {
+                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^= z >> 31;
+                s += (z >> 11) as f64 * (1.0 / 9007199254740992.0);
+            }
+            out[(i, j)] = s - 6.0;
+        }
+    }
+    out
+}

@@ -151,24 +151,25 @@ def out(name, v):
     print(f"const {name}: f64 = {float(v)!r};")
 
 
-for ds in "ABC":
-    x, y = dataset(ds)
-    print(f"// dataset {ds}: n = {x.shape[0]}, dx = {x.shape[1]}, dy = {y.shape[1]}; x[0] = {x[0].tolist()}, y[0] = {y[0].tolist()}")
-    for k in (3, 5):
-        out(f"KSG1_{ds}_K{k}", ksg_brute(x, y, k, 1))
-        out(f"KSG2_{ds}_K{k}", ksg_brute(x, y, k, 2))
-    if ds in "AB":
+if __name__ == "__main__":
+    for ds in "ABC":
+        x, y = dataset(ds)
+        print(f"// dataset {ds}: n = {x.shape[0]}, dx = {x.shape[1]}, dy = {y.shape[1]}; x[0] = {x[0].tolist()}, y[0] = {y[0].tolist()}")
         for k in (3, 5):
-            out(f"SKLEARN_CC_{ds}_K{k}", _compute_mi_cc(x[:, 0], y[:, 0], k))
-        out(f"SKLEARN_MIR_{ds}_K3", mutual_info_regression(x, y[:, 0], n_neighbors=3, random_state=0)[0])
-    out(f"GAUSS_{ds}", mi_gg(x, y, True))
-    out(f"GAUSS_PLUGIN_{ds}", mi_gg(x, y, False))
-    for i, r in enumerate(canonical(x, y)):
-        out(f"CANON_{ds}_{i + 1}", r)
-    out(f"COPULA_{ds}", mi_gg(copnorm(x), copnorm(y), True))
-    xy = np.hstack([x, y])
-    for k in (3, 5):
-        out(f"KL_MAX_{ds}_K{k}", kl(xy, k, np.inf))
-        out(f"KL_EUC_{ds}_K{k}", kl(xy, k, 2))
-    for bins in (4, 8) if ds != "C" else (3,):
-        out(f"BINNED_{ds}_B{bins}", binned(x, y, bins))
+            out(f"KSG1_{ds}_K{k}", ksg_brute(x, y, k, 1))
+            out(f"KSG2_{ds}_K{k}", ksg_brute(x, y, k, 2))
+        if ds in "AB":
+            for k in (3, 5):
+                out(f"SKLEARN_CC_{ds}_K{k}", _compute_mi_cc(x[:, 0], y[:, 0], k))
+            out(f"SKLEARN_MIR_{ds}_K3", mutual_info_regression(x, y[:, 0], n_neighbors=3, random_state=0)[0])
+        out(f"GAUSS_{ds}", mi_gg(x, y, True))
+        out(f"GAUSS_PLUGIN_{ds}", mi_gg(x, y, False))
+        for i, r in enumerate(canonical(x, y)):
+            out(f"CANON_{ds}_{i + 1}", r)
+        out(f"COPULA_{ds}", mi_gg(copnorm(x), copnorm(y), True))
+        xy = np.hstack([x, y])
+        for k in (3, 5):
+            out(f"KL_MAX_{ds}_K{k}", kl(xy, k, np.inf))
+            out(f"KL_EUC_{ds}_K{k}", kl(xy, k, 2))
+        for bins in (4, 8) if ds != "C" else (3,):
+            out(f"BINNED_{ds}_B{bins}", binned(x, y, bins))

@@ -80,8 +80,8 @@ where
         .par_iter()
         .enumerate()
         .map_init(
-            || Vec::with_capacity(k + 1),
-            |idx: &mut Vec<(f64, u32)>, (i, p)| {
+            || (Vec::with_capacity(k + 1), Vec::with_capacity(k + 1)),
+            |(idx, items): &mut (Vec<(f64, u32)>, Vec<u32>), (i, p)| {
                 let found = match norm {
                     Norm::Max => tree.nearest_n::<Chebyshev>(p, qty),
                     Norm::SquaredEuclidean => tree.nearest_n::<SquaredEuclidean>(p, qty),
@@ -90,8 +90,9 @@ where
                 idx.extend(found.iter().filter(|nb| nb.item as usize != i).map(|nb| (nb.distance, nb.item)));
                 idx.sort_by(|a, b| a.0.total_cmp(&b.0));
                 idx.truncate(k);
-                let items: Vec<u32> = idx.iter().map(|&(_, j)| j).collect();
-                f(i, idx[k - 1].0, &items)
+                items.clear();
+                items.extend(idx.iter().map(|&(_, j)| j));
+                f(i, idx[k - 1].0, items)
             },
         )
         .collect()
@@ -147,24 +148,42 @@ fn self_inside(r: f64, strict: bool) -> u32 {
 }
 
 fn count_sorted(data: &[f64], radii: &[f64], strict: bool) -> Vec<u32> {
-    let mut sorted = data.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let sorted = &sorted;
-    data.par_iter()
-        .zip(radii.par_iter())
-        .map(|(&q, &r)| {
-            // Left of q the distance fl(q − v) decreases with v, right of it fl(v − q) increases:
-            // the points inside form one run, found by two binary searches on the exact predicate.
-            let pos = sorted.partition_point(|&v| v < q);
-            let (left, right) = sorted.split_at(pos);
-            let count = if strict {
-                (left.len() - left.partition_point(|&v| q - v >= r)) + right.partition_point(|&v| v - q < r)
-            } else {
-                (left.len() - left.partition_point(|&v| q - v > r)) + right.partition_point(|&v| v - q <= r)
-            };
-            count as u32 - self_inside(r, strict)
-        })
-        .collect()
+    Sorted::new(data).count_within(data, radii, strict)
+}
+
+/// A one-dimensional sample sorted once, for many range counts (the marginal counts of a column
+/// that is paired with many others: per-feature MI, the all-pairs matrix).
+pub(crate) struct Sorted(Vec<f64>);
+
+impl Sorted {
+    /// Sorts a copy of `data`.
+    pub(crate) fn new(data: &[f64]) -> Self {
+        let mut sorted = data.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        Sorted(sorted)
+    }
+
+    /// For each `points[i]` (itself one of the sorted values), the number of other values at
+    /// distance `< radii[i]` (`strict`) or `≤ radii[i]`.
+    pub(crate) fn count_within(&self, points: &[f64], radii: &[f64], strict: bool) -> Vec<u32> {
+        points.par_iter().zip(radii.par_iter()).map(|(&q, &r)| self.count_one(q, r, strict)).collect()
+    }
+
+    /// The count of [`Sorted::count_within`] for one point.
+    #[inline]
+    pub(crate) fn count_one(&self, q: f64, r: f64, strict: bool) -> u32 {
+        let sorted = &self.0;
+        // Left of q the distance fl(q − v) decreases with v, right of it fl(v − q) increases:
+        // the points inside form one run, found by two binary searches on the exact predicate.
+        let pos = sorted.partition_point(|&v| v < q);
+        let (left, right) = sorted.split_at(pos);
+        let count = if strict {
+            (left.len() - left.partition_point(|&v| q - v >= r)) + right.partition_point(|&v| v - q < r)
+        } else {
+            (left.len() - left.partition_point(|&v| q - v > r)) + right.partition_point(|&v| v - q <= r)
+        };
+        count as u32 - self_inside(r, strict)
+    }
 }
 
 fn count_tree<const K: usize>(data: &[f64], radii: &[f64], strict: bool) -> Vec<u32> {

@@ -370,10 +370,26 @@ pub fn standardize(m: &mut DMatrix<f64>) -> usize {
 /// Adds scikit-learn's tie-breaking noise to each column of `m`:
 /// `noise · max(1, mean|column|) · ε`, `ε ~ N(0, 1)` from `g`, column by column.
 pub fn add_tie_noise(m: &mut DMatrix<f64>, noise: f64, g: &mut dyn crate::rng::Rng) {
-    let n = m.nrows() as f64;
     for mut col in m.column_iter_mut() {
-        let scale = noise * (col.iter().map(|v| v.abs()).sum::<f64>() / n).max(1.0);
-        col.iter_mut().for_each(|v| *v += scale * g.sample::<f64, _>(StandardNormal));
+        add_noise_draws(col.as_mut_slice(), noise, &mut std::iter::repeat_with(|| g.sample::<f64, _>(StandardNormal)));
+    }
+}
+
+/// Adds `noise · max(1, mean|v|) · ε_i` to each `v_i` of one column, with the standard-normal
+/// draws `ε_i` taken from `draws` (ours, or numpy's passed in to reproduce scikit-learn).
+pub fn add_noise_draws(col: &mut [f64], noise: f64, draws: &mut dyn Iterator<Item = f64>) {
+    let scale = noise * (col.iter().map(|v| v.abs()).sum::<f64>() / col.len() as f64).max(1.0);
+    col.iter_mut().zip(draws).for_each(|(v, e)| *v += scale * e);
+}
+
+/// Divides a column by its standard deviation (`1/N`) without centring it, as scikit-learn's
+/// `scale(X, with_mean=False)`; a constant column is left alone.
+pub fn scale_column(col: &mut [f64]) {
+    let n = col.len() as f64;
+    let mean = col.iter().sum::<f64>() / n;
+    let sd = (col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
+    if sd > 0.0 && sd.is_finite() {
+        col.iter_mut().for_each(|v| *v /= sd);
     }
 }
 

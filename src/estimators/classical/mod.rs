@@ -7,6 +7,15 @@
 //! | `gaussian` (alias `cca`) | `½ ln(|Σx||Σy|/|Σ|)` from the sample covariance, bias-corrected | [`gaussian`] |
 //! | `copula` | the Gaussian formula on normal scores of the ranks (Gaussian copula) | [`gaussian`] |
 //! | `binned`, `binned:bins=8` | plug-in estimate on an equal-width histogram | [`binned`] |
+//! | `discrete`, `discrete:correction=none` | two discrete sides: plug-in with Miller–Madow correction | [`discrete`] |
+//! | `ross`, `ross:k=3:discrete=x` | one discrete side, one continuous (Ross 2014) | [`mixed`] |
+//! | `mixed-ksg`, `mixed-ksg:k=5` | any mixture of discrete and continuous coordinates (Gao et al. 2017) | [`mixed`] |
+//!
+//! Beyond one pair: [`conditional`] (`I(X; Y | Z)`: Frenzel–Pompe KSG, the Gaussian form, and
+//! Runge's local-permutation test of conditional independence) and [`features`] (the MI of every
+//! column against a target, scikit-learn's `mutual_info_regression`/`mutual_info_classif`, and
+//! the all-pairs matrix). Column kinds ([`crate::data::VarKind`]) decide which estimators apply:
+//! [`check_kinds`].
 //!
 //! All are point estimates ([`Kind::Estimate`]), not bounds. Each comes with a 95 % interval from
 //! subsampling without replacement ([`interval`]), and with a plain function that the tests,
@@ -25,19 +34,27 @@
 //! estimated via a Gaussian copula*, Hum. Brain Mapp. 38, 1541–1573 (2017) ("gcmi").
 
 pub mod binned;
+pub mod conditional;
+pub mod discrete;
 pub mod entropy;
+pub mod features;
 pub mod gaussian;
 pub mod interval;
 mod knn;
 pub mod ksg;
+pub mod mixed;
 
 pub use binned::{Binned, binned_mi, default_bins};
+pub use conditional::{CiTestConfig, ConditionalEstimator, ConditionalSpec, ci_test, cmi_ksg, gaussian_cmi};
+pub use discrete::{Discrete, DiscreteCorrection, DiscreteMi, discrete_mi, discrete_mi_codes};
 pub use entropy::{EntropyNorm, KozachenkoLeonenko, kl_entropy};
+pub use features::{TieNoise, feature_mi, mi_matrix};
 pub use gaussian::{
     Copula, Gaussian, canonical_correlations, copula_mi, gaussian_mi, gaussian_mi_plugin, normal_scores,
 };
 pub use interval::{DEFAULT_SUBSAMPLES, EstimateFn, Subsampled, subsampling_interval};
 pub use ksg::{Ksg, KsgSearch, KsgVariant, ksg_mi, ksg_with};
+pub use mixed::{MixedKsg, ROSS_DEFAULT_K, Ross, Side, check_kinds, mixed_ksg_mi, ross_mi};
 
 use super::{Estimate, Estimator, EstimatorSpec, Kind};
 use crate::error::{Error, Result};
@@ -48,7 +65,7 @@ use std::time::Instant;
 pub const DEFAULT_K: usize = 5;
 
 /// The classical names, for error messages and `--help`.
-pub const NAMES: &str = "ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B]";
+pub const NAMES: &str = "ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5]";
 
 /// Parses a classical estimator name. `None` when the family is not a classical one (the
 /// caller then tries the neural names); `Some(Err(..))` for a classical family with bad
@@ -61,6 +78,9 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
         "ksg" => &["k", "variant"],
         "gaussian" | "cca" | "copula" => &[],
         "binned" => &["bins"],
+        "discrete" => &["correction"],
+        "ross" => &["k", "discrete"],
+        "mixed-ksg" => &["k"],
         _ => return None,
     };
     Some(parse_params(&family, &args, keys).and_then(|values| {
@@ -77,6 +97,26 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
             }
             "gaussian" | "cca" => EstimatorSpec::Gaussian,
             "copula" => EstimatorSpec::Copula,
+            "discrete" => EstimatorSpec::Discrete {
+                miller_madow: match get("correction") {
+                    None | Some("mm") | Some("miller-madow") => true,
+                    Some("none") => false,
+                    Some(v) => return Err(Error::param("discrete correction", v, "must be mm (Miller–Madow) or none")),
+                },
+            },
+            "ross" => EstimatorSpec::Ross {
+                k: get("k").map_or(Ok(ROSS_DEFAULT_K), |v| parse_count("ross k", v, 1))?,
+                discrete_x: match get("discrete") {
+                    None | Some("y") => false,
+                    Some("x") => true,
+                    Some(v) => {
+                        return Err(Error::param("ross discrete", v, "must be x or y (the side holding the label)"));
+                    }
+                },
+            },
+            "mixed-ksg" => {
+                EstimatorSpec::MixedKsg { k: get("k").map_or(Ok(DEFAULT_K), |v| parse_count("mixed-ksg k", v, 1))? }
+            }
             _ => EstimatorSpec::Binned { bins: get("bins").map(|v| parse_count("binned bins", v, 2)).transpose()? },
         })
     }))
@@ -142,6 +182,11 @@ pub(crate) fn spec_name(spec: &EstimatorSpec) -> Option<String> {
         EstimatorSpec::Copula => "copula".into(),
         EstimatorSpec::Binned { bins: None } => "binned".into(),
         EstimatorSpec::Binned { bins: Some(b) } => format!("binned:bins={b}"),
+        EstimatorSpec::Discrete { miller_madow: true } => "discrete".into(),
+        EstimatorSpec::Discrete { miller_madow: false } => "discrete:correction=none".into(),
+        EstimatorSpec::Ross { k, discrete_x: false } => format!("ross:k={k}"),
+        EstimatorSpec::Ross { k, discrete_x: true } => format!("ross:k={k}:discrete=x"),
+        EstimatorSpec::MixedKsg { k } => format!("mixed-ksg:k={k}"),
         _ => return None,
     })
 }
@@ -155,6 +200,13 @@ pub fn build(spec: &EstimatorSpec) -> Result<Box<dyn Estimator>> {
         EstimatorSpec::Gaussian => Box::new(Gaussian::default()),
         EstimatorSpec::Copula => Box::new(Copula::default()),
         EstimatorSpec::Binned { bins } => Box::new(Binned::new(bins)?),
+        EstimatorSpec::Discrete { miller_madow } => Box::new(Discrete::new(if miller_madow {
+            DiscreteCorrection::MillerMadow
+        } else {
+            DiscreteCorrection::None
+        })),
+        EstimatorSpec::Ross { k, discrete_x } => Box::new(Ross::new(k, if discrete_x { Side::X } else { Side::Y })?),
+        EstimatorSpec::MixedKsg { k } => Box::new(MixedKsg::new(k)?),
         _ => {
             return Err(Error::param("estimator", spec, &format!("not a classical estimator; classical: {NAMES}")));
         }

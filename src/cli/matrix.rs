@@ -1,0 +1,96 @@
+//! `mibound matrix`: the symmetric matrix of MI between all columns of a table
+//! (`estimators::classical::features::mi_matrix`), as a table, JSON and a heat map.
+
+use super::InputOpts;
+use super::features::kinds;
+use super::output::io_err;
+use crate::data::files::read_table_with;
+use crate::data::rules::{self, Column};
+use crate::error::{Error, Result};
+use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, mi_matrix};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The options of `mibound matrix`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MatrixArgs {
+    /// The table: a .npy or CSV file.
+    #[arg(long)]
+    pub x: PathBuf,
+    /// Columns to use (names or indices, ranges a-b; default: all).
+    #[arg(long)]
+    pub cols: Option<String>,
+    /// Columns that are discrete labels (names or indices); integer columns with at most 10
+    /// values are detected as discrete anyway, with a note. `none` turns detection off.
+    #[arg(long)]
+    pub discrete: Option<String>,
+    /// Neighbours.
+    #[arg(long, default_value_t = ROSS_DEFAULT_K)]
+    pub k: usize,
+    /// Seed of the 1e-10 tie-breaking noise.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub input: InputOpts,
+    /// Draw the heat map (PNG or SVG).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mibound matrix`.
+pub fn matrix(a: &MatrixArgs) -> Result<()> {
+    let t = read_table_with(&a.x, &a.input.csv()?)?;
+    let cols = match &a.cols {
+        Some(s) => crate::data::files::select_columns(&a.x, &t, s)?,
+        None => (0..t.columns.len()).collect(),
+    };
+    if cols.len() < 2 {
+        return Err(Error::Data { path: a.x.clone(), msg: "matrix needs at least two columns".into() });
+    }
+    let (values, columns) = t.select(&cols);
+    let input = rules::Input { values: values.as_view(), columns, lines: &t.lines };
+    // The data rules with the table as both sides: one column each is enough to check the
+    // values; constant columns are refused (their MI with anything is 0, and KSG's scaling fails).
+    let asked = rules::Rules { drop_constant: a.input.drop_constant, drop_option: Some("--drop-constant".into()) };
+    let checked =
+        rules::check(&input, &input, &asked).map_err(|problem| Error::Input { origin: vec![a.x.clone()], problem })?;
+    let (m, _) = checked.select(&input, &input);
+    let columns: Vec<Column> = checked.x_columns;
+    let all: Vec<&Column> = columns.iter().collect();
+    let (kinds, notes) = kinds(&m, "the table", &columns, a.discrete.as_deref(), &all, "--discrete")?;
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    let mi = mi_matrix(m.as_view(), &kinds, a.k, &TieNoise::Seeded(a.seed))?;
+    let labels: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    if let Some(p) = &a.plot {
+        crate::plot::heatmap(&labels, &mi, &format!("MI between columns (nats), k = {}", a.k), p)?;
+    }
+    let out = if a.json {
+        let rows: Vec<Vec<Option<f64>>> = (0..mi.nrows())
+            .map(|i| (0..mi.ncols()).map(|j| Some(mi[(i, j)]).filter(|v| v.is_finite())).collect())
+            .collect();
+        serde_json::json!({ "columns": labels, "kinds": kinds, "k": a.k, "unit": "nats", "mi": rows }).to_string()
+            + "\n"
+    } else {
+        let w = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4).clamp(6, 16);
+        let mut s = format!("MI (nats) between columns, k = {}; diagonal not estimated\n{:<w$}", a.k, "");
+        for l in &labels {
+            s += &format!("  {:>w$.w$}", l);
+        }
+        s.push('\n');
+        for (i, l) in labels.iter().enumerate() {
+            s += &format!("{:<w$.w$}", l);
+            for j in 0..labels.len() {
+                let v = mi[(i, j)];
+                s += &if v.is_finite() { format!("  {v:>w$.4}") } else { format!("  {:>w$}", "—") };
+            }
+            s.push('\n');
+        }
+        s
+    };
+    std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
+}
