@@ -219,16 +219,20 @@ pub(super) fn run_and_report(
     std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
 }
 
-/// `mibound estimate`: the options are checked before the files are read.
+/// `mibound estimate`: the options are checked before the files are read. Columns named by
+/// `discrete` (`--discrete`) are labels: an estimator that would read them as numbers is refused
+/// ([`super::features::check_estimators`]).
 pub fn estimate(
     files: &Files<'_>,
     input: &InputOpts,
     opts: &EstimateOpts,
     unit: Unit,
     output: Output<'_>,
+    discrete: Option<&str>,
 ) -> Result<()> {
     let cfg = config(opts)?;
     input.csv()?;
-    let (xm, ym) = load_xy(files, input)?;
-    run_and_report(&xm, &ym, &cfg, opts.seed, unit, output)
+    let l = load_xy_named(files, input)?;
+    super::features::check_estimators(&cfg.0, &l, discrete)?;
+    run_and_report(&l.x, &l.y, &cfg, opts.seed, unit, output)
 }

@@ -3,13 +3,14 @@
 //! column kinds shared with `matrix` and `estimate --discrete`.
 
 use super::InputOpts;
-use super::estimate::{Files, load_xy_named};
+use super::estimate::{Files, Loaded, load_xy_named};
 use super::output::io_err;
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, detect_kinds};
 use crate::data::rules::Column;
 use crate::data::{KindNote, VarKind};
 use crate::error::{Error, Result};
-use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, feature_mi};
+use crate::estimators::EstimatorSpec;
+use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, check_kinds, feature_mi};
 use nalgebra::DMatrix;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -85,6 +86,34 @@ pub(super) fn kinds(
         n.column = columns[n.column].index;
     }
     Ok((kinds, notes))
+}
+
+/// `estimate --discrete`: the declared kinds of x's and y's columns checked against every
+/// estimator ([`check_kinds`]: one sentence naming a better estimator). Undeclared integer
+/// columns with few values are not enforced here (existing scripts keep working) but noted, with
+/// the flag that declares them.
+pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Option<&str>) -> Result<()> {
+    let all: Vec<&Column> = l.x_columns.iter().chain(&l.y_columns).collect();
+    let mut declared = Vec::new();
+    for (side, m, cols) in [("x", &l.x, &l.x_columns), ("y", &l.y, &l.y_columns)] {
+        let (k, notes) = kinds(m, side, cols, discrete, &all, "--discrete")?;
+        for n in notes {
+            eprintln!(
+                "note: column {} of {} has {} distinct integer values: if it is a label, say so with --discrete {} (estimators: discrete, ross, mixed-ksg)",
+                n.column, n.side, n.levels, n.column
+            );
+        }
+        let named: Vec<VarKind> = cols
+            .iter()
+            .zip(k)
+            .map(|(c, k)| {
+                let listed = discrete.is_some_and(|d| d.split(',').any(|i| names(i.trim(), c)));
+                if listed { k } else { VarKind::Continuous }
+            })
+            .collect();
+        declared.push(named);
+    }
+    specs.iter().try_for_each(|s| check_kinds(s, &declared[0], &declared[1]))
 }
 
 /// `mibound features`.

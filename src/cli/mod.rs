@@ -3,6 +3,7 @@
 
 mod benchmark;
 mod bmi;
+mod conditional;
 mod demo;
 mod estimate;
 mod features;
@@ -145,6 +146,16 @@ enum Command {
         /// Columns of the y file to use.
         #[arg(long)]
         y_cols: Option<String>,
+        /// Columns (of x or y, names or indices) that are discrete labels: estimators that would
+        /// read them as numbers are refused, with the one to use instead (discrete, ross,
+        /// mixed-ksg).
+        #[arg(long)]
+        discrete: Option<String>,
+        /// Columns of the x file to condition on: estimate I(X; Y | Z) with the conditional form
+        /// of each estimator (ksg:k=K → Frenzel–Pompe, gaussian) and Runge's local permutation
+        /// test of conditional independence.
+        #[arg(long)]
+        given: Option<String>,
         #[command(flatten)]
         input: InputOpts,
         #[command(flatten)]
@@ -432,15 +443,29 @@ pub fn main() -> ExitCode {
     let res = match cli.command {
         Command::Demo { out, n, seed } => demo::demo(&out, n, seed),
         Command::Optimal { dim, batch, batches, seed } => optimal::optimal(dim, batch, batches, seed),
-        Command::Estimate { x, y, x_cols, y_cols, input, opts, unit, bits, json, trace, plot, quiet, selfcheck } => {
-            estimate::Unit::from_options(unit.as_deref(), bits).and_then(|unit| {
-                estimate::estimate(
-                    &estimate::Files { x: &x, y: y.as_deref(), x_cols: x_cols.as_deref(), y_cols: y_cols.as_deref() },
-                    &input,
-                    &opts,
-                    unit,
-                    estimate::Output { json, trace: trace.as_deref(), plot: plot.as_deref(), quiet, selfcheck },
-                )
+        Command::Estimate {
+            x,
+            y,
+            x_cols,
+            y_cols,
+            discrete,
+            given,
+            input,
+            opts,
+            unit,
+            bits,
+            json,
+            trace,
+            plot,
+            quiet,
+            selfcheck,
+        } => {
+            let files =
+                estimate::Files { x: &x, y: y.as_deref(), x_cols: x_cols.as_deref(), y_cols: y_cols.as_deref() };
+            let output = estimate::Output { json, trace: trace.as_deref(), plot: plot.as_deref(), quiet, selfcheck };
+            estimate::Unit::from_options(unit.as_deref(), bits).and_then(|unit| match given {
+                Some(z) => conditional::estimate_given(&files, &z, &input, &opts, unit, output, discrete.as_deref()),
+                None => estimate::estimate(&files, &input, &opts, unit, output, discrete.as_deref()),
             })
         }
         Command::Features(args) => features::features(&args),

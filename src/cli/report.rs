@@ -8,6 +8,9 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     let nc = c.estimates.iter().find_map(|e| e.settings.get("folds").and_then(|f| f.as_u64()));
     let batch = c.estimates.iter().find_map(|e| e.settings.get("batch").and_then(|f| f.as_u64()));
     let mut s = format!("mibound estimate: {} samples, x in R^{}, y in R^{}", c.n_samples, c.dim_x, c.dim_y);
+    if let Some(dz) = c.dim_z {
+        s += &format!(", given z in R^{dz}: I(X; Y | Z)");
+    }
     if let (Some(k), Some(b)) = (nc, batch) {
         s += &format!("; neural bounds held-out over {k} folds, batch {b}");
     }
@@ -28,10 +31,11 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
         s += "  (upper*: an upper bound only if the conditional model q(y|x) equals p(y|x))\n";
     }
     if let Some(t) = &c.dependence_test {
-        let (what, verdict) = if c.significant {
-            ("dependence detected", "rejects independence")
-        } else {
-            ("no significant dependence", "does not reject independence")
+        let (what, verdict) = match (c.significant, c.dim_z.is_some()) {
+            (true, false) => ("dependence detected", "rejects independence"),
+            (false, false) => ("no significant dependence", "does not reject independence"),
+            (true, true) => ("dependence given z detected", "rejects conditional independence"),
+            (false, true) => ("no significant dependence given z", "does not reject conditional independence"),
         };
         s += &format!(
             "\n  {what}: a permutation test ({}, {} permutations, {} rows) {verdict}: p = {:.2}\n",

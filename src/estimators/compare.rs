@@ -1,5 +1,6 @@
 //! Several estimators on one data set, with the diagnostics that need all of them.
 
+use super::classical::{CiTestConfig, ConditionalSpec, ci_test};
 use super::neural::{TraceRow, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
@@ -19,12 +20,17 @@ pub struct Comparison {
     pub dim_x: usize,
     /// Dimension of y.
     pub dim_y: usize,
+    /// Dimension of the conditioning set z, for `I(X; Y | Z)` ([`compare_given`]); `None` for
+    /// `I(X; Y)`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub dim_z: Option<usize>,
     /// One estimate per requested estimator, in the order requested.
     pub estimates: Vec<Estimate>,
-    /// Whether the permutation test of independence rejects at the 5 % level (dependence
-    /// detected).
+    /// Whether the permutation test of independence (of conditional independence given z, with
+    /// `dim_z`) rejects at the 5 % level (dependence detected).
     pub significant: bool,
-    /// The permutation test of independence behind `significant`.
+    /// The permutation test of independence behind `significant` (Runge's local permutation
+    /// test with `dim_z`).
     pub dependence_test: Option<PermutationTest>,
     /// Diagnostics that concern several estimates (bounds crossing).
     pub warnings: Vec<String>,
@@ -216,21 +222,7 @@ pub fn compare(
             h.label, h.value, h.interval.low, h.interval.high, c.label, c.value, c.interval.low, c.interval.high
         ));
     }
-    // No estimate from n rows can resolve more than about log n nats of spread.
-    let ln_n = (x.nrows() as f64).ln();
-    for e in &estimates {
-        let width = e.interval.high - e.interval.low;
-        // A NaN width (a non-finite estimate) is flagged too.
-        if width > ln_n || width.is_nan() {
-            warnings.push(format!(
-                "{}: the 95 % interval [{:.3}, {:.3}] is wider than log n = {ln_n:.2} nats, more than {} rows can support; the estimate is not informative",
-                e.label,
-                e.interval.low,
-                e.interval.high,
-                x.nrows()
-            ));
-        }
-    }
+    warnings.extend(wide_intervals(&estimates, x.nrows()));
     for lo in estimates.iter().filter(|e| e.kind == Kind::Lower) {
         for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact && !flagged.contains(&e.estimator)) {
             if lo.interval.low > up.interval.high {
@@ -250,11 +242,63 @@ pub fn compare(
         n_samples: x.nrows(),
         dim_x: x.ncols(),
         dim_y: y.ncols(),
+        dim_z: None,
         estimates,
         significant,
         dependence_test: Some(test),
         warnings,
         selfcheck: None,
         trace,
+    })
+}
+
+/// A warning for each estimate whose interval is wider than `ln n`: no estimate from `n` rows can
+/// resolve more than about `log n` nats of spread.
+fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<String> {
+    let ln_n = (n as f64).ln();
+    estimates
+        .iter()
+        .filter(|e| {
+            let width = e.interval.high - e.interval.low;
+            // A NaN width (a non-finite estimate) is flagged too.
+            width > ln_n || width.is_nan()
+        })
+        .map(|e| {
+            format!(
+                "{}: the 95 % interval [{:.3}, {:.3}] is wider than log n = {ln_n:.2} nats, more than {n} rows can support; the estimate is not informative",
+                e.label, e.interval.low, e.interval.high
+            )
+        })
+        .collect()
+}
+
+/// Runs every conditional estimator of `specs` on `x`, `y` given `z` with `seed`, and Runge's
+/// local permutation test of `X ⊥ Y | Z` ([`ci_test`] with `test`): `I(X; Y | Z)` as a
+/// [`Comparison`] with `dim_z` set, the test in `dependence_test`.
+pub fn compare_given(
+    specs: &[ConditionalSpec],
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    z: DMatrixView<'_, f64>,
+    test: &CiTestConfig,
+    seed: u64,
+) -> Result<Comparison> {
+    if specs.is_empty() {
+        return Err(Error::param("estimators", "(none)", "ask for at least one"));
+    }
+    let estimates = specs.iter().map(|s| s.build()?.estimate(x, y, z, seed)).collect::<Result<Vec<_>>>()?;
+    let warnings = wide_intervals(&estimates, x.nrows());
+    let test = ci_test(x, y, z, test, seed)?;
+    Ok(Comparison {
+        n_samples: x.nrows(),
+        dim_x: x.ncols(),
+        dim_y: y.ncols(),
+        dim_z: Some(z.ncols()),
+        significant: test.significant(0.05),
+        dependence_test: Some(test),
+        estimates,
+        warnings,
+        selfcheck: None,
+        trace: Vec::new(),
     })
 }

@@ -46,7 +46,7 @@ pub mod significance;
 mod spec;
 
 pub use crate::bounds::BoundKind as Kind;
-pub use compare::{Comparison, Unit, compare};
+pub use compare::{Comparison, Unit, compare, compare_given};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};

@@ -124,6 +124,11 @@ pub enum ConditionalSpec {
     Gaussian,
 }
 
+/// The conditional estimators run when none is named (`mibound estimate --given`): Frenzel–Pompe
+/// with [`DEFAULT_K`] neighbours (the headline) and the Gaussian form beside it.
+pub const DEFAULT_CONDITIONAL: [ConditionalSpec; 2] =
+    [ConditionalSpec::Ksg { k: DEFAULT_K }, ConditionalSpec::Gaussian];
+
 impl ConditionalSpec {
     /// The conditional form of `spec`; an error naming the estimators that have one.
     pub fn from_spec(spec: &EstimatorSpec) -> Result<Self> {

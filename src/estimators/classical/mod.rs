@@ -45,7 +45,9 @@ pub mod ksg;
 pub mod mixed;
 
 pub use binned::{Binned, binned_mi, default_bins};
-pub use conditional::{CiTestConfig, ConditionalEstimator, ConditionalSpec, ci_test, cmi_ksg, gaussian_cmi};
+pub use conditional::{
+    CiTestConfig, ConditionalEstimator, ConditionalSpec, DEFAULT_CONDITIONAL, ci_test, cmi_ksg, gaussian_cmi,
+};
 pub use discrete::{Discrete, DiscreteCorrection, DiscreteMi, discrete_mi, discrete_mi_codes};
 pub use entropy::{EntropyNorm, KozachenkoLeonenko, kl_entropy};
 pub use features::{TieNoise, feature_mi, mi_matrix};
