@@ -18,6 +18,11 @@ is converted to float64 first. Bad data is refused with the command line's sente
 ``ValueError``); the notes of the data rules are :class:`DataWarning` warnings. Every default is
 the library's (:data:`DEFAULTS`). Ctrl-C stops a running estimate with ``KeyboardInterrupt``.
 
+Per-feature MI with scikit-learn's signatures and return type: :func:`mutual_info_regression`
+and :func:`mutual_info_classif` (the same numbers as scikit-learn's for the same
+``random_state``), :func:`mi_matrix` (all pairs), :func:`conditional_mi` and
+:func:`conditional_test` (I(X; Y | Z) and a test of conditional independence).
+
 Submodules: :mod:`mibound.bounds` (bounds on a score matrix with their gradients, for critics
 trained in PyTorch) and :mod:`mibound.bmi` (an estimator for benchmark-mi).
 """
@@ -51,6 +56,11 @@ DEFAULTS: Mapping[str, Any] = types.MappingProxyType(
 DEFAULT_ESTIMATORS: Tuple[str, ...] = DEFAULTS["estimators"]
 
 __all__ = [
+    "mutual_info_regression",
+    "mutual_info_classif",
+    "mi_matrix",
+    "conditional_mi",
+    "conditional_test",
     "Comparison",
     "DataWarning",
     "Estimate",
@@ -129,7 +139,8 @@ class Comparison(Record):
         return _plain(self)
 
     def __repr__(self) -> str:
-        lines = [f"Comparison({self['n_samples']} samples, x in R^{self['dim_x']}, y in R^{self['dim_y']})"]
+        given = f", given z in R^{self['dim_z']}" if self.get("dim_z") is not None else ""
+        lines = [f"Comparison({self['n_samples']} samples, x in R^{self['dim_x']}, y in R^{self['dim_y']}{given})"]
         lines += [f"  {e!r}" for e in self["estimates"]]
         lines += [f"  warning: {message(w)}" for w in self["warnings"]]
         return "\n".join(lines)
@@ -187,7 +198,8 @@ class Comparison(Record):
         ax.set_yticks(range(len(self["estimates"])))
         ax.set_yticklabels([e["label"] for e in self["estimates"]])
         ax.invert_yaxis()
-        ax.set_xlabel(f"I(X; Y) ({self['unit']})")
+        what = "I(X; Y | Z)" if self.get("dim_z") is not None else "I(X; Y)"
+        ax.set_xlabel(f"{what} ({self['unit']})")
         ax.legend(loc="best", fontsize="small")
         return ax
 
@@ -305,3 +317,10 @@ def sample(task_id: str, n: int, seed: int = 0, *, dim: int = 20, mi: float = 2.
 
 from . import bounds  # noqa: E402  (submodule, imported for `mibound.bounds.infonce`)
 from .estimator import MutualInformation  # noqa: E402
+from .features import (  # noqa: E402
+    conditional_mi,
+    conditional_test,
+    mi_matrix,
+    mutual_info_classif,
+    mutual_info_regression,
+)

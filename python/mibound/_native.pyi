@@ -10,6 +10,9 @@ __version__: str
 ESTIMATORS: str
 BOUNDS: str
 PARAMETRIC_TASKS: List[str]
+FEATURE_NEIGHBORS: int
+CONDITIONAL_NEIGHBORS: int
+DEFAULT_SEED: int
 
 _Float = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
 
@@ -51,5 +54,26 @@ def estimate_one(
 def tasks() -> List[dict[str, Any]]: ...
 def sample(task: str, n: int, seed: int, dim: int, mi: float) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def bound(name: str, s: _Float) -> Tuple[float, float, _Float]: ...
+def column_kinds(x: _Float, x_names: Optional[Sequence[str]] = None) -> Tuple[List[bool], List[str]]: ...
+def feature_mi(
+    x: _Float,
+    y: _Float,
+    discrete: Sequence[bool],
+    y_discrete: bool,
+    k: int,
+    noise_x: _Float,
+    noise_y: Optional[_Float] = None,
+) -> npt.NDArray[np.float64]: ...
+def mi_matrix(x: _Float, discrete: Sequence[bool], k: int, noise_x: _Float) -> npt.NDArray[np.float64]: ...
+def conditional_mi(x: _Float, y: _Float, z: _Float, k: int, seed: int) -> float: ...
+def conditional_test(
+    x: _Float,
+    y: _Float,
+    z: _Float,
+    seed: int,
+    estimators: Optional[Union[str, Sequence[str]]] = None,
+    permutations: Optional[int] = None,
+    k_perm: Optional[int] = None,
+) -> dict[str, Any]: ...
 def _raise_error(kind: str) -> None: ...
 def _last_compare_seconds() -> float: ...

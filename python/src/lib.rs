@@ -12,11 +12,19 @@ use mibound::data::rules;
 use mibound::data::{Task, rng};
 use mibound::error::Error;
 use mibound::estimators::neural::estimate_bounds;
-use mibound::estimators::{Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare};
+use mibound::data::VarKind;
+use mibound::data::kinds::{DISCRETE_MAX_LEVELS, detect_kinds};
+use mibound::estimators::classical::{
+    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise, feature_mi as lib_feature_mi,
+    mi_matrix as lib_mi_matrix,
+};
+use mibound::estimators::{
+    Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare, compare_given,
+};
 use mibound::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
 use numpy::ndarray::ArrayViewD;
-use numpy::{PyArray2, PyArrayMethods, PyReadonlyArrayDyn};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArrayDyn};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -553,6 +561,170 @@ fn bound<'py>(py: Python<'py>, name: &str, s: &Bound<'py, PyAny>) -> PyResult<(f
     }
 }
 
+/// A column of numbers from a 1-D array (or an `n × 1` one), named `what` in errors.
+fn column_vec(what: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    let input = Input::extract(what, obj)?;
+    let m = input.matrix(what).map_err(py_err)?;
+    if m.view().ncols() != 1 {
+        return Err(py_err(Error::Shape {
+            what: what.into(),
+            expected: "one column (a 1-D array)".into(),
+            got: format!("{} columns", m.view().ncols()),
+        }));
+    }
+    Ok(m.view().column(0).iter().copied().collect())
+}
+
+/// Runs `work` with the GIL released and Ctrl-C checked (no training steps to report).
+fn released<T: Send>(py: Python<'_>, work: impl FnOnce() -> mibound::error::Result<T> + Send) -> PyResult<T> {
+    let mut reporter = Reporter { callback: None, total: 0, shown: u64::MAX };
+    run_released(py, &Interrupt::default(), &mut reporter, work)?.map_err(py_err)
+}
+
+fn kinds_of(discrete: &[bool]) -> Vec<VarKind> {
+    discrete.iter().map(|&d| if d { VarKind::Discrete } else { VarKind::Continuous }).collect()
+}
+
+/// `discrete_features="auto"`: the library's detection of label-like columns of `x` (whole
+/// numbers, at most `DISCRETE_MAX_LEVELS` values) — `(discrete mask, notes)`, one note per
+/// column assumed discrete, naming it by `x_names` when given.
+#[pyfunction]
+#[pyo3(signature = (x, x_names=None))]
+fn column_kinds(x: &Bound<'_, PyAny>, x_names: Option<Vec<String>>) -> PyResult<(Vec<bool>, Vec<String>)> {
+    let input = Input::extract("X", x)?;
+    let m = input.matrix("X").map_err(py_err)?;
+    let (kinds, notes) = detect_kinds(m.view(), "X", &[], DISCRETE_MAX_LEVELS);
+    let notes = notes
+        .iter()
+        .map(|n| match x_names.as_ref().and_then(|names| names.get(n.column)) {
+            Some(name) => format!("{n} [column '{name}'; pass discrete_features to declare the kinds]"),
+            None => format!("{n} [pass discrete_features to declare the kinds]"),
+        })
+        .collect();
+    Ok((kinds.iter().map(|&k| k == VarKind::Discrete).collect(), notes))
+}
+
+/// `mibound.mutual_info_regression` / `mutual_info_classif`: the library's per-feature MI
+/// (`estimators::classical::feature_mi`) of each column of `x` (kinds `discrete`) against `y`,
+/// with the tie-breaking noise draws handed over (`noise_x`: rows × continuous columns;
+/// `noise_y`: one per row for a continuous `y`), in nats, clipped at 0.
+#[pyfunction]
+#[pyo3(signature = (x, y, discrete, y_discrete, k, noise_x, noise_y=None))]
+#[allow(clippy::too_many_arguments)]
+fn feature_mi<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: &Bound<'py, PyAny>,
+    discrete: Vec<bool>,
+    y_discrete: bool,
+    k: i64,
+    noise_x: &Bound<'py, PyAny>,
+    noise_y: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let k = count("n_neighbors", k)? as usize;
+    let input = Input::extract("X", x)?;
+    let m = input.matrix("X").map_err(py_err)?;
+    let yv = column_vec("y", y)?;
+    let ex = Input::extract("noise", noise_x)?.matrix("noise").map_err(py_err)?.view().into_owned();
+    let ey = noise_y.map(|e| column_vec("noise", e)).transpose()?.unwrap_or_default();
+    let noise = TieNoise::Given { x: ex, y: ey };
+    let y_kind = if y_discrete { VarKind::Discrete } else { VarKind::Continuous };
+    let kinds = kinds_of(&discrete);
+    let xv = m.view();
+    let mi = released(py, || lib_feature_mi(xv, &kinds, &yv, y_kind, k, &noise))?;
+    Ok(PyArray1::from_vec(py, mi))
+}
+
+/// `mibound.mi_matrix`: the library's symmetric matrix of MI between all columns of `x`
+/// (`estimators::classical::mi_matrix`; kinds `discrete`, noise draws `noise_x`: rows ×
+/// continuous columns), in nats, NaN on the diagonal.
+#[pyfunction]
+#[pyo3(signature = (x, discrete, k, noise_x))]
+fn mi_matrix<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    discrete: Vec<bool>,
+    k: i64,
+    noise_x: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let k = count("n_neighbors", k)? as usize;
+    let input = Input::extract("X", x)?;
+    let m = input.matrix("X").map_err(py_err)?;
+    let ex = Input::extract("noise", noise_x)?.matrix("noise").map_err(py_err)?.view().into_owned();
+    let noise = TieNoise::Given { x: ex, y: Vec::new() };
+    let kinds = kinds_of(&discrete);
+    let xv = m.view();
+    let out = released(py, || lib_mi_matrix(xv, &kinds, k, &noise))?;
+    to_numpy(py, &out)
+}
+
+/// The three matrices of a conditional call.
+fn xyz<'a>(inputs: &'a [Input<'a>; 3]) -> PyResult<[Matrix<'a>; 3]> {
+    let m = |i: usize, what: &str| inputs[i].matrix(what).map_err(py_err);
+    Ok([m(0, "x")?, m(1, "y")?, m(2, "z")?])
+}
+
+/// `mibound.conditional_mi`: the Frenzel–Pompe estimate of `I(X; Y | Z)` in nats with `k`
+/// neighbours (the library's `ConditionalEstimator`, columns standardised, seeded
+/// tie-breaking noise), without an interval.
+#[pyfunction]
+#[pyo3(signature = (x, y, z, k, seed))]
+fn conditional_mi(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    z: &Bound<'_, PyAny>,
+    k: i64,
+    seed: i64,
+) -> PyResult<f64> {
+    let k = count("n_neighbors", k)? as usize;
+    let seed = count("random_state", seed)?;
+    let inputs = [Input::extract("x", x)?, Input::extract("y", y)?, Input::extract("z", z)?];
+    let [xm, ym, zm] = xyz(&inputs)?;
+    let (xv, yv, zv) = (xm.view(), ym.view(), zm.view());
+    released(py, || {
+        let mut est = ConditionalSpec::Ksg { k }.build()?;
+        est.subsamples = 0;
+        Ok(est.estimate(xv, yv, zv, seed)?.value)
+    })
+}
+
+/// `mibound.conditional_test`: `mibound estimate --given` on arrays — each conditional
+/// estimator of `estimators` (default: the library's) with its interval and Runge's local
+/// permutation test (`permutations`, `k_perm`; default: the library's), as a dict of the
+/// command line's JSON with `dim_z`.
+#[pyfunction]
+#[pyo3(signature = (x, y, z, seed, estimators=None, permutations=None, k_perm=None))]
+#[allow(clippy::too_many_arguments)]
+fn conditional_test(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    z: &Bound<'_, PyAny>,
+    seed: i64,
+    estimators: Option<&Bound<'_, PyAny>>,
+    permutations: Option<i64>,
+    k_perm: Option<i64>,
+) -> PyResult<PyObject> {
+    let seed = count("seed", seed)?;
+    let specs: Vec<ConditionalSpec> = match estimators {
+        None => DEFAULT_CONDITIONAL.to_vec(),
+        Some(e) => estimator_specs(e)?.iter().map(ConditionalSpec::from_spec).collect::<Result<_, _>>().map_err(py_err)?,
+    };
+    let mut test = CiTestConfig::default();
+    if let Some(p) = permutations {
+        test.permutations = count("permutations", p)? as usize;
+    }
+    if let Some(k) = k_perm {
+        test.k_perm = count("k_perm", k)? as usize;
+    }
+    let inputs = [Input::extract("x", x)?, Input::extract("y", y)?, Input::extract("z", z)?];
+    let [xm, ym, zm] = xyz(&inputs)?;
+    let (xv, yv, zv) = (xm.view(), ym.view(), zm.view());
+    let c = released(py, || compare_given(&specs, xv, yv, zv, &test, seed))?;
+    from_json(py, &c.to_json(Unit::Nats).map_err(py_err)?)
+}
+
 /// Raises the exception that the library error of kind `kind` becomes (for the tests of the
 /// mapping: not every error can be provoked through the Python API).
 #[pyfunction]
@@ -588,11 +760,19 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tasks, m)?)?;
     m.add_function(wrap_pyfunction!(sample, m)?)?;
     m.add_function(wrap_pyfunction!(bound, m)?)?;
+    m.add_function(wrap_pyfunction!(column_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_mi, m)?)?;
+    m.add_function(wrap_pyfunction!(mi_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(conditional_mi, m)?)?;
+    m.add_function(wrap_pyfunction!(conditional_test, m)?)?;
     m.add_function(wrap_pyfunction!(_raise_error, m)?)?;
     m.add_function(wrap_pyfunction!(_last_compare_seconds, m)?)?;
     m.add("ESTIMATORS", EstimatorSpec::NAMES)?;
     m.add("BOUNDS", BoundSpec::NAMES)?;
     m.add("PARAMETRIC_TASKS", Task::CATALOGUE.iter().map(|c| c.0).collect::<Vec<_>>())?;
+    m.add("FEATURE_NEIGHBORS", ROSS_DEFAULT_K)?;
+    m.add("CONDITIONAL_NEIGHBORS", DEFAULT_K)?;
+    m.add("DEFAULT_SEED", DEFAULT_SEED)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,215 @@
+"""Per-feature, pairwise and conditional MI with scikit-learn's conventions.
+
+:func:`mutual_info_regression` and :func:`mutual_info_classif` have scikit-learn's signatures
+and return type (a float64 array of one MI per feature, in nats, clipped at 0) and compute the
+same estimators (KSG for continuous pairs, Ross 2014 for a continuous and a discrete one, the
+plug-in for two discrete ones) in the library (``estimators::classical::feature_mi``), in
+parallel. The 1e-10-relative tie-breaking noise is drawn here, from numpy, exactly as
+scikit-learn draws it from ``random_state`` (X's draws, then y's), and handed to the library:
+with the same ``random_state`` the answers are scikit-learn's, to rounding.
+:func:`mi_matrix` is the symmetric matrix of MI between all columns, :func:`conditional_mi`
+the Frenzel–Pompe estimate of I(X; Y | Z) and :func:`conditional_test` the command line's
+``mibound estimate --given`` (estimates, intervals and Runge's local permutation test).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _native
+from ._data import as_input, is_pandas, warn_notes
+
+#: scikit-learn's ``n_neighbors`` default (the library's, for the per-feature estimators).
+N_NEIGHBORS: int = _native.FEATURE_NEIGHBORS
+#: The Frenzel–Pompe estimator's default neighbours (the library's).
+CONDITIONAL_NEIGHBORS: int = _native.CONDITIONAL_NEIGHBORS
+
+__all__ = ["mutual_info_regression", "mutual_info_classif", "mi_matrix", "conditional_mi", "conditional_test"]
+
+
+def _random_state(random_state: Any) -> Any:
+    """scikit-learn's ``check_random_state``: ``None`` is numpy's global RandomState, an int
+    seeds a new RandomState; a RandomState (or a numpy Generator) is used as it is."""
+    if random_state is None or random_state is np.random:
+        return np.random.mtrand._rand
+    if isinstance(random_state, numbers.Integral):
+        return np.random.RandomState(int(random_state))
+    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return random_state
+    raise ValueError(f"random_state: {random_state!r} cannot be used to seed a numpy RandomState")
+
+
+def _matrix(X: Any, what: str = "X") -> Tuple[np.ndarray, Optional[list]]:
+    a, names = as_input(X, what)
+    if a.ndim == 1:
+        a = a.reshape(-1, 1)
+    if a.ndim != 2:
+        raise ValueError(f"{what}: expected a 2-D array (rows are samples), got shape {a.shape}")
+    return a, names
+
+
+def _discrete_mask(a: np.ndarray, names: Optional[list], discrete_features: Any) -> np.ndarray:
+    """scikit-learn's ``discrete_features`` (a bool, a boolean mask or indices) as a mask;
+    ``"auto"`` asks the library, which treats whole-number columns with few values as labels and
+    says so (a :class:`DataWarning` per column; scikit-learn's ``"auto"`` reads every column of a
+    dense array as continuous: pass ``False`` for that)."""
+    p = a.shape[1]
+    if isinstance(discrete_features, str):
+        if discrete_features != "auto":
+            raise ValueError(f"discrete_features: {discrete_features!r} is not 'auto', a bool, a mask or indices")
+        mask, notes = _native.column_kinds(a, names)
+        warn_notes(notes, stacklevel=4)
+        return np.asarray(mask, dtype=bool)
+    if isinstance(discrete_features, (bool, np.bool_)):
+        return np.full(p, bool(discrete_features))
+    d = np.asarray(discrete_features)
+    if d.dtype == bool:
+        if d.shape != (p,):
+            raise ValueError(f"discrete_features: a mask of {d.size} values for {p} columns")
+        return d
+    mask = np.zeros(p, dtype=bool)
+    try:
+        mask[d.astype(int)] = True
+    except IndexError:
+        raise ValueError(f"discrete_features: an index out of range for {p} columns ({d.tolist()})") from None
+    return mask
+
+
+def _noise(rng: Any, n: int, continuous: int, continuous_y: bool) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """scikit-learn's draws, in its order: ``n × continuous`` for X (none when no column is
+    continuous), then ``n`` for a continuous y."""
+    ex = rng.standard_normal(size=(n, continuous)) if continuous else np.zeros((n, 0))
+    ey = rng.standard_normal(size=n) if continuous_y else None
+    return np.asfortranarray(ex), ey
+
+
+def _estimate_mi(X: Any, y: Any, discrete_target: bool, discrete_features: Any, n_neighbors: int,
+                 random_state: Any) -> np.ndarray:
+    a, names = _matrix(X)
+    yv = np.asarray(y.to_numpy() if is_pandas(y) else y)
+    if yv.ndim != 1 and not (yv.ndim == 2 and yv.shape[1] == 1):
+        raise ValueError(f"y: expected one column (a 1-D array), got shape {yv.shape}")
+    yv = yv.reshape(-1)
+    if discrete_target and not np.issubdtype(yv.dtype, np.number):
+        yv = np.unique(yv, return_inverse=True)[1]
+    yv = np.ascontiguousarray(yv, dtype=np.float64)
+    mask = _discrete_mask(a, names, discrete_features)
+    rng = _random_state(random_state)
+    ex, ey = _noise(rng, a.shape[0], int((~mask).sum()), not discrete_target)
+    return _native.feature_mi(a, yv, [bool(m) for m in mask], discrete_target, n_neighbors, ex, ey)
+
+
+def mutual_info_regression(
+    X: Any,
+    y: Any,
+    *,
+    discrete_features: Union[str, bool, Sequence[int], Sequence[bool]] = "auto",
+    n_neighbors: int = N_NEIGHBORS,
+    copy: bool = True,
+    random_state: Any = None,
+    n_jobs: Optional[int] = None,
+) -> np.ndarray:
+    """The MI (nats) of each column of ``X`` (n × p) against the continuous target ``y``: a
+    float64 array of ``p`` values clipped at 0, as ``sklearn.feature_selection
+    .mutual_info_regression`` with the same arguments returns (KSG with ``n_neighbors`` for a
+    continuous column, Ross 2014 for a discrete one).
+
+    ``discrete_features``: ``False``/``True`` (every column), a boolean mask or column indices,
+    or ``"auto"``: the library's detection (whole-number columns with at most 10 values are
+    labels, each with a :class:`mibound.DataWarning`); scikit-learn's ``"auto"`` reads a dense
+    ``X`` as continuous. ``random_state`` (``None``: numpy's global state, an int, or a
+    RandomState) draws the 1e-10 tie-breaking noise as scikit-learn does, so the same
+    ``random_state`` gives scikit-learn's numbers. ``copy`` and ``n_jobs`` are accepted for
+    compatibility: ``X`` is never modified, and the features run on all cores.
+    """
+    del copy, n_jobs
+    return _estimate_mi(X, y, False, discrete_features, n_neighbors, random_state)
+
+
+def mutual_info_classif(
+    X: Any,
+    y: Any,
+    *,
+    discrete_features: Union[str, bool, Sequence[int], Sequence[bool]] = "auto",
+    n_neighbors: int = N_NEIGHBORS,
+    copy: bool = True,
+    random_state: Any = None,
+    n_jobs: Optional[int] = None,
+) -> np.ndarray:
+    """The MI (nats) of each column of ``X`` against the class label ``y`` (numbers or strings):
+    as ``sklearn.feature_selection.mutual_info_classif`` (Ross 2014 for a continuous column, the
+    plug-in for a discrete one). Arguments as :func:`mutual_info_regression`."""
+    del copy, n_jobs
+    return _estimate_mi(X, y, True, discrete_features, n_neighbors, random_state)
+
+
+def mi_matrix(
+    X: Any,
+    *,
+    discrete_features: Union[str, bool, Sequence[int], Sequence[bool]] = "auto",
+    n_neighbors: int = N_NEIGHBORS,
+    random_state: Any = None,
+) -> Any:
+    """The symmetric matrix of MI (nats) between all columns of ``X`` (each pair by the rule of
+    :func:`mutual_info_regression`: KSG, Ross or plug-in), not clipped, NaN on the diagonal
+    (``I(X; X)`` is infinite for a continuous column). A pandas DataFrame labelled with the
+    columns' names when ``X`` is a DataFrame, else a float64 array. Arguments as
+    :func:`mutual_info_regression`; the noise is drawn as for it (X's draws only)."""
+    a, names = _matrix(X)
+    mask = _discrete_mask(a, names, discrete_features)
+    ex, _ = _noise(_random_state(random_state), a.shape[0], int((~mask).sum()), False)
+    m = _native.mi_matrix(a, [bool(v) for v in mask], n_neighbors, ex)
+    if is_pandas(X) and X.ndim == 2:
+        import pandas as pd
+
+        return pd.DataFrame(m, index=X.columns, columns=X.columns)
+    return m
+
+
+def _seed(random_state: Optional[int]) -> int:
+    return _native.DEFAULT_SEED if random_state is None else int(random_state)
+
+
+def conditional_mi(
+    x: Any,
+    y: Any,
+    z: Any,
+    *,
+    n_neighbors: int = CONDITIONAL_NEIGHBORS,
+    random_state: Optional[int] = None,
+) -> float:
+    """The Frenzel–Pompe (KSG) estimate of the conditional MI I(X; Y | Z) in nats (not clipped:
+    near 0 it can be slightly negative). ``x``, ``y``, ``z``: one row per sample (1-D arrays are
+    one column), continuous. Each column is standardised and gets 1e-10-relative tie-breaking
+    noise seeded by ``random_state`` (an int; ``None`` is the library's default seed, so the
+    same call gives the same number). See :func:`conditional_test` for an interval and a test."""
+    return _native.conditional_mi(_matrix(x, "x")[0], _matrix(y, "y")[0], _matrix(z, "z")[0], n_neighbors,
+                                  _seed(random_state))
+
+
+def conditional_test(
+    x: Any,
+    y: Any,
+    z: Any,
+    *,
+    estimators: Optional[Union[str, Sequence[str]]] = None,
+    permutations: Optional[int] = None,
+    k_perm: Optional[int] = None,
+    random_state: Optional[int] = None,
+) -> Any:
+    """``mibound estimate --given`` on arrays: I(X; Y | Z) by each of ``estimators`` (``ksg`` or
+    ``ksg:k=K`` — Frenzel–Pompe —, ``gaussian``; default: both) with 95 % intervals, and Runge
+    (2018)'s local permutation test of X ⊥ Y | Z (``permutations`` permutations of x within
+    ``k_perm``-neighbourhoods of z; defaults: the library's). A :class:`mibound.Comparison` with
+    ``dim_z``; its ``dependence_test.p_value`` is the test's p-value and ``significant`` whether
+    it is at most 0.05."""
+    from . import Comparison
+
+    if estimators is not None and not isinstance(estimators, str):
+        estimators = list(estimators)
+    data = _native.conditional_test(_matrix(x, "x")[0], _matrix(y, "y")[0], _matrix(z, "z")[0],
+                                    _seed(random_state), estimators, permutations, k_perm)
+    return Comparison(data)
