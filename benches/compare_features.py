@@ -10,6 +10,12 @@ the class target is y cut at its terciles (0, 1, 2). scikit-learn adds 1e-10-rel
 from np.random.RandomState(random_state): X's draws, then y's. The same draws are handed to
 mibound (TieNoise::Given), so both run the same algorithm on the same numbers; the last
 column says how far apart the answers are.
+
+When the Python package is installed in the same interpreter (scripts/python-tests' wheel, or
+`maturin develop --release` in python/), the call a Python user makes,
+mibound.mutual_info_regression / mutual_info_classif(X, y, n_neighbors=3, random_state=0,
+discrete_features=False), is timed in this process beside scikit-learn's (numpy's noise draws
+and the array hand-over included; all cores).
 """
 import argparse
 import json
@@ -23,6 +29,11 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 from sklearn.feature_selection import mutual_info_classif, mutual_info_regression  # noqa: E402
+
+try:
+    import mibound  # noqa: E402
+except ImportError:
+    mibound = None
 
 p = argparse.ArgumentParser()
 p.add_argument("--n", type=int, default=10000)
@@ -64,8 +75,9 @@ def ours(target, threads, discrete):
 
 print(f"## Per-feature MI, {a.p} features x {a.n} rows, n_neighbors = 3 (seconds, best of {a.reps}; ratio = scikit-learn / mibound)")
 print()
-print("| target | scikit-learn call | scikit-learn s | mibound 1 thread s | ratio | mibound 2 threads s | ratio | max abs difference |")
-print("|---|---|---|---|---|---|---|---|")
+py_cols = " mibound Python s | ratio | max abs difference |" if mibound else ""
+print("| target | scikit-learn call | scikit-learn s | mibound 1 thread s | ratio | mibound 2 threads s | ratio | max abs difference |" + py_cols)
+print("|---|---|---|---|---|---|---|---|" + ("---|---|---|" if mibound else ""))
 for target, discrete, name, fn, t in [
     ("y", False, "mutual_info_regression(X, y, n_neighbors=3, random_state=0)", mutual_info_regression, y),
     ("cls", True, "mutual_info_classif(X, c, n_neighbors=3, random_state=0)", mutual_info_classif, cls),
@@ -75,4 +87,9 @@ for target, discrete, name, fn, t in [
     s2, v2 = ours(target, 2, discrete)
     diff = float(np.max(np.abs(v_sk - v2)))
     assert np.array_equal(v1, v2), "1 and 2 threads differ"
-    print(f"| {'class (3)' if discrete else 'continuous'} | `{name}` | {s_sk:.3f} | {s1:.3f} | {s_sk / s1:.1f}x | {s2:.3f} | {s_sk / s2:.1f}x | {diff:.1e} |")
+    extra = ""
+    if mibound:
+        ours_py = mibound.mutual_info_classif if discrete else mibound.mutual_info_regression
+        s_py, v_py = best_of(lambda: ours_py(X, t, n_neighbors=3, random_state=0, discrete_features=False))
+        extra = f" {s_py:.3f} | {s_sk / s_py:.1f}x | {float(np.max(np.abs(v_sk - v_py))):.1e} |"
+    print(f"| {'class (3)' if discrete else 'continuous'} | `{name}` | {s_sk:.3f} | {s1:.3f} | {s_sk / s1:.1f}x | {s2:.3f} | {s_sk / s2:.1f}x | {diff:.1e} |" + extra)

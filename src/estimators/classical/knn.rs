@@ -169,6 +169,11 @@ impl Sorted {
         points.par_iter().zip(radii.par_iter()).map(|(&q, &r)| self.count_one(q, r, strict)).collect()
     }
 
+    /// The number of values equal to `q` (`q` itself included when it is one of them).
+    pub(crate) fn count_equal(&self, q: f64) -> usize {
+        self.0.partition_point(|&v| v <= q) - self.0.partition_point(|&v| v < q)
+    }
+
     /// The count of [`Sorted::count_within`] for one point.
     #[inline]
     pub(crate) fn count_one(&self, q: f64, r: f64, strict: bool) -> u32 {
