@@ -89,31 +89,26 @@ pub(super) fn kinds(
 }
 
 /// `estimate --discrete`: the declared kinds of x's and y's columns checked against every
-/// estimator ([`check_kinds`]: one sentence naming a better estimator). Undeclared integer
-/// columns with few values are not enforced here (existing scripts keep working) but noted, with
-/// the flag that declares them.
+/// estimator ([`check_kinds`]: one sentence naming a better estimator). Only declared columns
+/// are labels here: `estimate` reads an undeclared column as numbers, as before (detection
+/// with a note is `features` and `matrix`'s).
 pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Option<&str>) -> Result<()> {
+    let Some(declared) = discrete else { return Ok(()) };
     let all: Vec<&Column> = l.x_columns.iter().chain(&l.y_columns).collect();
-    let mut declared = Vec::new();
-    for (side, m, cols) in [("x", &l.x, &l.x_columns), ("y", &l.y, &l.y_columns)] {
-        let (k, notes) = kinds(m, side, cols, discrete, &all, "--discrete")?;
-        for n in notes {
-            eprintln!(
-                "note: column {} of {} has {} distinct integer values: if it is a label, say so with --discrete {} (estimators: discrete, ross, mixed-ksg)",
-                n.column, n.side, n.levels, n.column
-            );
-        }
+    let mut sides = Vec::new();
+    for (m, cols) in [(&l.x, &l.x_columns), (&l.y, &l.y_columns)] {
+        // `kinds` checks that every declared item names a column; detection is not used here.
+        kinds(m, "x", cols, Some(declared), &all, "--discrete")?;
         let named: Vec<VarKind> = cols
             .iter()
-            .zip(k)
-            .map(|(c, k)| {
-                let listed = discrete.is_some_and(|d| d.split(',').any(|i| names(i.trim(), c)));
-                if listed { k } else { VarKind::Continuous }
+            .map(|c| {
+                let listed = declared.split(',').any(|i| names(i.trim(), c));
+                if listed { VarKind::Discrete } else { VarKind::Continuous }
             })
             .collect();
-        declared.push(named);
+        sides.push(named);
     }
-    specs.iter().try_for_each(|s| check_kinds(s, &declared[0], &declared[1]))
+    specs.iter().try_for_each(|s| check_kinds(s, &sides[0], &sides[1]))
 }
 
 /// `mibound features`.

@@ -19,6 +19,10 @@ use crate::train::{
 };
 use nalgebra::{DMatrix, DMatrixView};
 
+/// What [`Fold::evaluate`] returns: each member's `(index, value)` and the conditional model's
+/// log-likelihood gain.
+type Evaluation = (Vec<(usize, f64)>, Option<f64>);
+
 /// Random validation batches per check.
 const VALIDATION_BATCHES: usize = 8;
 /// Random batches per held-out evaluation of a test fold.
@@ -142,7 +146,7 @@ impl<'a> Fold<'a> {
 
     /// The group's bounds on the kept critic, over random batches of the fold's test rows, and
     /// for a conditional model its log-likelihood gain over the marginal model.
-    fn evaluate(&self, kept: &mut Trained, group: &CriticGroup, seed: u64) -> Result<(Vec<(usize, f64)>, Option<f64>)> {
+    fn evaluate(&self, kept: &mut Trained, group: &CriticGroup, seed: u64) -> Result<Evaluation> {
         let d = self.dataset();
         let mut bounds: Vec<Box<dyn Bound<f32>>> =
             group.members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
