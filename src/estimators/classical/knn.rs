@@ -82,9 +82,10 @@ where
         .map_init(
             || (Vec::with_capacity(k + 1), Vec::with_capacity(k + 1)),
             |(idx, items): &mut (Vec<(f64, u32)>, Vec<u32>), (i, p)| {
+                // Unsorted (a binary heap inside kiddo, cheaper than its sorted vector): sorted below.
                 let found = match norm {
-                    Norm::Max => tree.nearest_n::<Chebyshev>(p, qty),
-                    Norm::SquaredEuclidean => tree.nearest_n::<SquaredEuclidean>(p, qty),
+                    Norm::Max => tree.nearest_n_within::<Chebyshev>(p, f64::INFINITY, qty, false),
+                    Norm::SquaredEuclidean => tree.nearest_n_within::<SquaredEuclidean>(p, f64::INFINITY, qty, false),
                 };
                 idx.clear();
                 idx.extend(found.iter().filter(|nb| nb.item as usize != i).map(|nb| (nb.distance, nb.item)));
