@@ -135,7 +135,9 @@ pub fn estimate_bounds(
     let cfg = &NeuralConfig { batch: plan.batch, ..cfg.clone() };
     let run_fold = |f: usize, only: Option<&[usize]>| -> Result<Vec<fold::GroupOutcome>> {
         let fold = fold::Fold::new(cfg, &plan, (x, y), f, progress)?;
-        let seeded = |(i, g): (usize, &plan::CriticGroup)| fold.run_group(g, critic_seed(seed, f, &g.trainer), only.map(|o| o[i]));
+        let seeded = |(i, g): (usize, &plan::CriticGroup)| {
+            fold.run_group(g, critic_seed(seed, f, &g.trainer), only.map(|o| o[i]))
+        };
         plan.groups.iter().enumerate().map(seeded).collect()
     };
     let outcomes: Vec<Vec<fold::GroupOutcome>> = if cfg.choose_once {
