@@ -61,6 +61,7 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 /// Row 1: bmi's `student-identity-2-2-1` through `mibound bmi` read −7.65 (true 0.43).
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn student_t_through_the_bmi_protocol_is_sane() {
     let task = mibound::tasks::get("student-identity-2-2-1").unwrap();
     let (x, y) = task.draw(5000, 0).unwrap();
@@ -80,6 +81,7 @@ fn student_t_through_the_bmi_protocol_is_sane() {
 
 /// Row 2: the cubic-transformed 5-d Gaussian with I = 1.5 read L1Out −0.37 and SMILE 1.10.
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn cubic_gaussian_estimates_are_close_or_flagged() {
     let task = mibound::data::Transformed::cubic_y(mibound::data::CorrelatedGaussian::with_mi(5, 1.5).unwrap());
     let (x, y) = task.sample(5000, &mut rng(3));
@@ -99,6 +101,7 @@ fn cubic_gaussian_estimates_are_close_or_flagged() {
 /// Row 3: scikit-learn's digits, left vs right image half: L1Out −359.5 [−1251, 532] and
 /// CLUB 7915 without a warning. The conditional model must be caught.
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn digits_upper_bounds_that_are_nonsense_are_called_so() {
     let x = mibound::data::files::read_table(std::path::Path::new("tests/data/digits_left.csv")).unwrap().values;
     let y = mibound::data::files::read_table(std::path::Path::new("tests/data/digits_right.csv")).unwrap().values;
@@ -123,6 +126,7 @@ fn digits_upper_bounds_that_are_nonsense_are_called_so() {
 
 /// Row 4: wine, 6 vs 7 chemistry columns: L1Out −0.50.
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn wine_upper_bound_below_the_lower_bound_is_flagged() {
     let t = mibound::data::files::read_table(std::path::Path::new("tests/data/wine.csv")).unwrap().values;
     // Column 0 is pandas' index.
@@ -144,6 +148,7 @@ fn independent(n: usize, dim: usize, seed: u64) -> (DMatrix<f64>, DMatrix<f64>) 
 /// Row 5: 500 rows of independent Gaussians: every bound 0.000 [0.000, 0.000], then
 /// "dependence detected" (7e-15 > 0) and "bounds cross".
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn independent_rows_are_not_significant_and_nothing_crosses() {
     let (x, y) = independent(500, 5, 11);
     let c = run("infonce,smile:5,l1out", &x, &y, &Settings::default(), 0);
@@ -157,6 +162,7 @@ fn independent_rows_are_not_significant_and_nothing_crosses() {
 /// Row 6: the same 500 independent rows repeated 4 times read 0.612 [0.442, 0.782],
 /// "dependence detected": duplicates straddled the folds.
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn repeated_rows_stay_in_one_fold() {
     let (x0, y0) = independent(500, 5, 12);
     let rep = |m: &DMatrix<f64>| DMatrix::from_fn(2000, m.ncols(), |i, j| m[(i % 500, j)]);
@@ -171,6 +177,7 @@ fn repeated_rows_stay_in_one_fold() {
 /// Row 7: 600 rows with true MI 13.8: InfoNCE 4.633 and no ceiling warning — test batches were
 /// silently 120 rows, not the printed 256.
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn the_ceiling_warning_uses_the_test_batch_actually_used() {
     let task = mibound::data::CorrelatedGaussian::with_mi(10, 13.8).unwrap();
     let (x, y) = task.sample(600, &mut rng(4));
@@ -185,6 +192,7 @@ fn the_ceiling_warning_uses_the_test_batch_actually_used() {
 
 /// Row 8: iris (150 rows) was refused with the defaults ("fewer than the batch").
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn iris_works_by_default_with_a_small_data_warning() {
     let t = mibound::data::files::read_table(std::path::Path::new("tests/data/iris.csv")).unwrap().values;
     // Sepal (columns 1–2) against petal (3–4); column 0 is pandas' index.

@@ -31,26 +31,31 @@ fn level(mi: f64) {
 }
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn cubic_20d_mi_2() {
     level(2.0);
 }
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn cubic_20d_mi_4() {
     level(4.0);
 }
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn cubic_20d_mi_6() {
     level(6.0);
 }
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn cubic_20d_mi_8() {
     level(8.0);
 }
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn cubic_20d_mi_10() {
     level(10.0);
 }

@@ -11,6 +11,7 @@ use mibound::flows::{FitConfig, GaussianisationConfig, entropy_difference};
 use nalgebra::DMatrix;
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn cubic_20d_mi_6() {
     let mi = 6.0;
     let task = Transformed::cubic_y(CorrelatedGaussian::with_mi(20, mi).unwrap());

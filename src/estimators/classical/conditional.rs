@@ -133,7 +133,7 @@ impl ConditionalSpec {
     /// The conditional form of `spec`; an error naming the estimators that have one.
     pub fn from_spec(spec: &EstimatorSpec) -> Result<Self> {
         match *spec {
-            EstimatorSpec::Ksg { k, variant: 1 } => Ok(ConditionalSpec::Ksg { k }),
+            EstimatorSpec::Ksg { k, variant: 1, normal_scores: false } => Ok(ConditionalSpec::Ksg { k }),
             EstimatorSpec::Gaussian => Ok(ConditionalSpec::Gaussian),
             other => Err(Error::param(
                 "estimator",

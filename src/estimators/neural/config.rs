@@ -92,6 +92,11 @@ pub struct NeuralConfig {
     /// to the end and chooses then.
     #[serde(default)]
     pub pilot_steps: u64,
+    /// With alternatives: choose the critic once per estimate, on the first fold (its
+    /// candidates trained on its fit rows and compared on its validation rows), and train only
+    /// that one on the other folds; `false` chooses in every fold.
+    #[serde(default)]
+    pub choose_once: bool,
     /// The gemm backend and the threads one training step may use.
     #[serde(default)]
     pub compute: Compute,
@@ -132,6 +137,7 @@ impl Default for NeuralConfig {
             patience: 600,
             alternatives: Alternative::defaults(),
             pilot_steps: 0,
+            choose_once: true,
             compute: Compute::default(),
         }
     }
@@ -199,8 +205,18 @@ impl NeuralConfig {
                 trainers.push(t);
             }
         }
-        let per_fold: u64 = trainers.iter().map(|t| self.steps_per_fold(self.critics_per_fold(t))).sum();
-        per_fold * self.folds as u64
+        let folds = self.folds as u64;
+        trainers
+            .iter()
+            .map(|t| {
+                let c = self.critics_per_fold(t);
+                if self.choose_once && c > 1 {
+                    self.steps_per_fold(c) + (folds - 1) * self.steps_per_fold(1)
+                } else {
+                    folds * self.steps_per_fold(c)
+                }
+            })
+            .sum()
     }
 
     /// The most steps one fold takes to train `candidates` critics for one objective: every

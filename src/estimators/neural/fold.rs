@@ -77,13 +77,16 @@ impl<'a> Fold<'a> {
         d
     }
 
-    /// Trains the group's critic (choosing among its candidates) and evaluates its bounds on
-    /// the test rows.
-    pub fn run_group(&self, group: &CriticGroup, seed: u64) -> Result<GroupOutcome> {
+    /// Trains the group's critic (choosing among its candidates, or candidate `only` when the
+    /// choice was made on another fold) and evaluates its bounds on the test rows.
+    pub fn run_group(&self, group: &CriticGroup, seed: u64, only: Option<usize>) -> Result<GroupOutcome> {
         let cfg = self.cfg;
         let trainer = group.trainer;
         let label = trainer.build::<f32>()?.label();
-        let candidates = cfg.candidates_for(&trainer);
+        let mut candidates: Vec<_> = cfg.candidates_for(&trainer).into_iter().enumerate().collect();
+        if let Some(c) = only {
+            candidates.retain(|(i, _)| *i == c);
+        }
         let (choice, mut kept, steps) = self.choose(trainer, &candidates, seed)?;
         if let Some(f) = self.progress {
             // The steps not taken (early stops, candidates dropped after the pilot), so the bar
@@ -114,26 +117,36 @@ impl<'a> Fold<'a> {
     /// Trains the candidates and keeps the one with the highest validation objective: every
     /// candidate to the end, or each for [`NeuralConfig::pilot_steps`] and then only the best.
     /// Returns its index, the trained critic and the steps taken by all candidates.
+    ///
+    /// `candidates` are `(index, critic)` pairs; candidate `i` trains from the same seed whether
+    /// or not the others train beside it, and the returned choice is its index. Candidates
+    /// trained to the end run in parallel.
     fn choose(
         &self,
         trainer: BoundSpec,
-        candidates: &[(CriticSpec, AdamConfig)],
+        candidates: &[(usize, (CriticSpec, AdamConfig))],
         seed: u64,
     ) -> Result<(usize, Trained, u64)> {
         let cfg = self.cfg;
         let pilot = if candidates.len() > 1 && cfg.pilot_steps > 0 { cfg.pilot_steps } else { cfg.max_steps };
-        let mut runs = Vec::with_capacity(candidates.len());
-        for (i, c) in candidates.iter().enumerate() {
+        let start = |&(i, ref c): &(usize, (CriticSpec, AdamConfig))| -> Result<CandidateRun<'_>> {
             // The first candidate keeps the seed a single critic has.
             let s = if i == 0 { seed } else { seed ^ (0xA17E_0000 + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) };
             let mut run = CandidateRun::start(self, trainer, c, s)?;
             run.advance(pilot)?;
-            runs.push(run);
-        }
+            Ok(run)
+        };
+        let mut runs: Vec<CandidateRun<'_>> = if pilot >= cfg.max_steps {
+            use rayon::prelude::*;
+            candidates.par_iter().map(start).collect::<Result<_>>()?
+        } else {
+            candidates.iter().map(start).collect::<Result<_>>()?
+        };
         let mut steps: u64 = runs.iter().map(|r| r.state.steps()).sum();
-        let choice = (0..runs.len())
+        let best = (0..runs.len())
             .fold(0, |b, i| if runs[i].state.best_objective() > runs[b].state.best_objective() { i } else { b });
-        let mut kept = runs.swap_remove(choice);
+        let choice = candidates[best].0;
+        let mut kept = runs.swap_remove(best);
         for dropped in runs {
             // Ends the dropped candidates' runs, so their observers report their last steps.
             dropped.finish()?;

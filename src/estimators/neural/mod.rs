@@ -133,13 +133,23 @@ pub fn estimate_bounds(
     let started = std::time::Instant::now();
     let plan = plan::plan(bounds, cfg, x, y, seed)?;
     let cfg = &NeuralConfig { batch: plan.batch, ..cfg.clone() };
-    let outcomes: Vec<Vec<fold::GroupOutcome>> = (0..cfg.folds)
-        .into_par_iter()
-        .map(|f| {
-            let fold = fold::Fold::new(cfg, &plan, (x, y), f, progress)?;
-            plan.groups.iter().map(|g| fold.run_group(g, critic_seed(seed, f, &g.trainer))).collect()
-        })
-        .collect::<Result<_>>()?;
+    let run_fold = |f: usize, only: Option<&[usize]>| -> Result<Vec<fold::GroupOutcome>> {
+        let fold = fold::Fold::new(cfg, &plan, (x, y), f, progress)?;
+        let seeded = |(i, g): (usize, &plan::CriticGroup)| {
+            fold.run_group(g, critic_seed(seed, f, &g.trainer), only.map(|o| o[i]))
+        };
+        plan.groups.iter().enumerate().map(seeded).collect()
+    };
+    let outcomes: Vec<Vec<fold::GroupOutcome>> = if cfg.choose_once {
+        // The first fold chooses each group's critic (its candidates in parallel); the other
+        // folds, in parallel, train only the chosen ones.
+        let first = run_fold(0, None)?;
+        let chosen: Vec<usize> = first.iter().map(|o| o.choice).collect();
+        let rest: Vec<_> = (1..cfg.folds).into_par_iter().map(|f| run_fold(f, Some(&chosen))).collect::<Result<_>>()?;
+        std::iter::once(first).chain(rest).collect()
+    } else {
+        (0..cfg.folds).into_par_iter().map(|f| run_fold(f, None)).collect::<Result<_>>()?
+    };
     let (per_bound, trace) = aggregate::BoundFolds::collect(bounds.len(), outcomes);
     let wall = started.elapsed().as_secs_f64();
     let shape = (x.nrows(), x.ncols(), y.ncols());
