@@ -62,6 +62,7 @@ fn the_cli_prints_the_library_s_conditional_estimates_and_test() {
     let t = lib.dependence_test.unwrap();
     assert_eq!(v["dependence_test"]["p_value"].as_f64().unwrap(), t.p_value);
     assert_eq!(v["dependence_test"]["permutations"], CiTestConfig::default().permutations);
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Collider-1: `I(X; Y | Z) = −½ ln(1 − 1/4) = 0.1438` (tasks::conditional), `I(X; Y) = 0`. The
@@ -90,6 +91,7 @@ fn a_collider_is_dependent_given_z_and_a_common_cause_is_not() {
     println!("common-cause-1: {} [{low}, {high}], p = {}", e["value"], v["dependence_test"]["p_value"]);
     assert!(low <= 0.0 && 0.0 <= high, "common-cause-1: [{low}, {high}] misses 0");
     assert_eq!(v["significant"], false);
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -103,6 +105,7 @@ fn the_table_says_what_was_conditioned_on_and_in_which_unit() {
     assert!(out.contains("95% interval (bits)"), "{out}");
     assert!(out.contains("Frenzel–Pompe KSG (k=5)") && out.contains("Gaussian CMI"), "{out}");
     assert!(out.contains("rejects conditional independence"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -126,6 +129,7 @@ fn what_does_not_apply_with_given_is_refused_by_name() {
     assert!(!ok && err.contains("both conditioned on (--given) and in x or y"), "{err}");
     let (ok, _, err) = run(&["--x", p, "--x-cols", "x", "--y-cols", "y", "--given", "w"]);
     assert!(!ok && err.contains('w'), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -146,4 +150,5 @@ fn a_declared_label_refuses_an_estimator_that_reads_numbers() {
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["estimates"][0]["estimator"].as_str().unwrap().split(':').next(), Some("ross"));
+    std::fs::remove_dir_all(&dir).ok();
 }

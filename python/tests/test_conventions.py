@@ -60,7 +60,7 @@ def test_mutual_information_follows_scikit_learns_conventions(gaussian):
     assert mi.fit(x, y) is mi
     assert np.isfinite(mi.value_) and mi.interval_[0] <= mi.value_ <= mi.interval_[1]
     assert mi.kind_ == "lower" and mi.n_features_in_ == 2 and mi.estimate_.estimator == "infonce"
-    assert repr(mi) == "MutualInformation(seed=4, hidden=16, embed=4, batch=32, steps=40, folds=2)", "the parameters set"
+    assert repr(mi) == "MutualInformation(estimator='infonce', seed=4, hidden=16, embed=4, batch=32, steps=40, folds=2)", "the parameters set"
     assert repr(mibound.MutualInformation("ksg")) == "MutualInformation(estimator='ksg')"
     # A fresh object from the parameters gives the same number (what sklearn.base.clone does).
     again = type(mi)(**mi.get_params()).fit(x, y)
