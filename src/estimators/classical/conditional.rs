@@ -8,7 +8,7 @@
 //!
 //! (Frenzel & Pompe 2007, eq. 7; KSG-1's construction applied to
 //! `I(X;Y|Z) = H(X,Z) + H(Y,Z) − H(X,Y,Z) − H(Z)`). This is ennemi's `estimate_mi(…, cond=…)`
-//! and Runge's CMIknn statistic. The [`FrenzelPompe`] estimator standardises each column and adds
+//! and Runge's CMIknn statistic. The Frenzel–Pompe estimator ([`ConditionalEstimator`]) standardises each column and adds
 //! scikit-learn's tie-breaking noise first, as [`super::Ksg`] does.
 //!
 //! **Gaussian** ([`gaussian_cmi`]). For jointly normal variables
