@@ -19,10 +19,6 @@ use crate::train::{
 };
 use nalgebra::{DMatrix, DMatrixView};
 
-/// What [`Fold::evaluate`] returns: each member's `(index, value)` and the conditional model's
-/// log-likelihood gain.
-type Evaluation = (Vec<(usize, f64)>, Option<f64>);
-
 /// Random validation batches per check.
 const VALIDATION_BATCHES: usize = 8;
 /// Random batches per held-out evaluation of a test fold.
@@ -159,7 +155,7 @@ impl<'a> Fold<'a> {
 
     /// The group's bounds on the kept critic, over random batches of the fold's test rows, and
     /// for a conditional model its log-likelihood gain over the marginal model.
-    fn evaluate(&self, kept: &mut Trained, group: &CriticGroup, seed: u64) -> Result<Evaluation> {
+    fn evaluate(&self, kept: &mut Trained, group: &CriticGroup, seed: u64) -> Result<Evaluated> {
         let d = self.dataset();
         let mut bounds: Vec<Box<dyn Bound<f32>>> =
             group.members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
@@ -175,6 +171,10 @@ impl<'a> Fold<'a> {
         Ok((group.members.iter().map(|m| m.0).zip(vals.into_iter().map(|v| v.0)).collect(), q_gain))
     }
 }
+
+/// The held-out values `(bound index, value)` of a group and a conditional model's
+/// log-likelihood gain.
+type Evaluated = (Vec<(usize, f64)>, Option<f64>);
 
 /// A trained critic with its outcome and trace.
 struct Trained {
