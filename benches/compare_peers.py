@@ -154,6 +154,8 @@ def cmd_run(a):
                 # 2. KSG alone, as a user calls it
                 out, secs, err = timed([a.mibound] + est_args + ["--estimators", "ksg"], a.timeout, env)
                 emit("mibound-ksg", None if err else json.loads(out)["estimates"][0]["value"], secs, err)
+                if a.no_peers:
+                    continue
                 # 3. torch-mist's default
                 out, secs, err = timed([a.python, os.path.join(a.peers, "peer_estimate.py"), "--peer", "torch-mist",
                                         "--x", xs, "--y", ys, "--seed", str(seed), "--threads", str(a.threads)],
@@ -202,8 +204,8 @@ def cmd_report(a):
     L.append(f"Samples: n = {recs[0]['n']} rows per task, seed(s) {', '.join(map(str, seeds))}. "
              "Cells: value (|error|) seconds; — = failed or not run.")
     L.append("")
-    L.append("| task | split | group | dx×dy | seed | truth | " + " | ".join(label[e] for e in present) + " |")
-    L.append("|---|---|---|---|---|---|" + "---|" * len(present))
+    L.append("| task | split | group | dx×dy | seed | truth | headline is | " + " | ".join(label[e] for e in present) + " |")
+    L.append("|---|---|---|---|---|---|---|" + "---|" * len(present))
     order = sorted(tasks, key=lambda t: (info[t]["split"] != "tuning", info[t]["group"], t))
     for t in order:
         for s in seeds:
@@ -219,7 +221,8 @@ def cmd_report(a):
                 else:
                     sec = "" if r["seconds"] is None else f" {r['seconds']:.1f} s"
                     cells.append(f"{r['value']:.3f} ({r['abs_error']:.3f}){sec}")
-            L.append(f"| {t} | {i['split']} | {i['group']} | {i['dx']}×{i['dy']} | {s} | {i['truth']:.3f} | "
+            head = row.get("mibound-default", {}).get("headline") or "—"
+            L.append(f"| {t} | {i['split']} | {i['group']} | {i['dx']}×{i['dy']} | {s} | {i['truth']:.3f} | {head} | "
                      + " | ".join(cells) + " |")
     L.append("")
 
@@ -305,6 +308,7 @@ def main():
     r.add_argument("--bmi", default="infonce,nwj,dv,mine", help="bmi estimators (comma-separated, may be empty)")
     r.add_argument("--threads", type=int, default=2)
     r.add_argument("--timeout", type=int, default=900, help="seconds per call")
+    r.add_argument("--no-peers", action="store_true", help="mibound's two calls only")
     b = sub.add_parser("bmi")
     b.add_argument("--x", required=True)
     b.add_argument("--y", required=True)

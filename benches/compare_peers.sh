@@ -9,11 +9,12 @@
 #   MIBOUND=target/release/mibound SEEDS=0,1 OUT=/tmp/peers nice -n 10 benches/compare_peers.sh [--quick]
 #
 # Environment: MIBOUND (default target/release/mibound of this repository; build it first with
-# `cargo build --release`), SEEDS (default 0), TASKS (comma-separated ids of `mibound tasks`,
-# default below), N (rows, 5000), BMI (bmi estimators, default infonce,nwj,dv,mine), OUT
-# (default /tmp/mibound-compare-peers), PEERS_DIR (folder holding peer_estimate.py, default
-# /work/shared/peers/beyond), PEERS_VENV (default ~/.cache/mibound-peers2-venv: torch-mist,
-# benchmark-mi 0.1.3, matplotlib; see PEERS_DIR/README.md and setup.sh there).
+# `cargo build --release`; the script runs a copy of it, OUT/mibound), SEEDS (default 0), TASKS
+# (comma-separated ids of `mibound tasks`, default below), N (rows, 5000), BMI (bmi estimators,
+# default infonce,nwj,dv,mine), OUT (default /tmp/mibound-compare-peers), PEERS_DIR (folder holding
+# peer_estimate.py, default /work/shared/peers/beyond), PEERS_VENV (default
+# ~/.cache/mibound-peers2-venv: torch-mist, benchmark-mi 0.1.3, matplotlib; see PEERS_DIR/README.md
+# and setup.sh there), PEERS=0 (mibound's two calls only, no peers).
 # --quick: 2 tasks, bmi InfoNCE only (a smoke test for CI; peers still run their full defaults).
 # Skips cleanly (exit 0) when the peers' venv or peer_estimate.py is missing.
 set -euo pipefail
@@ -54,9 +55,14 @@ if [ ! -x "$MIBOUND" ]; then
 fi
 mkdir -p "$OUT"
 rm -f "$OUT/results.jsonl"
-echo "compare_peers: $(date -u '+%F %T UTC'), $("$MIBOUND" --version 2>/dev/null || echo mibound), \
+# a private copy: a rebuild of the binary during the run must not change what is measured
+cp "$MIBOUND" "$OUT/mibound"
+NO_PEERS=()
+[ "${PEERS:-1}" = 0 ] && NO_PEERS=(--no-peers)
+echo "compare_peers: $(date -u '+%F %T UTC'), $("$OUT/mibound" --version 2>/dev/null || echo mibound) \
+(copy of $MIBOUND, sha256 $(sha256sum "$OUT/mibound" | cut -c1-12)), \
 $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); tasks $TASKS; seeds $SEEDS; n $N"
-"$PY" benches/compare_peers.py run --mibound "$MIBOUND" --tasks "$TASKS" --seeds "$SEEDS" --n "$N" \
-    --out "$OUT" --python "$PY" --peers "$PEERS_DIR" --bmi "$BMI"
+"$PY" benches/compare_peers.py run --mibound "$OUT/mibound" --tasks "$TASKS" --seeds "$SEEDS" --n "$N" \
+    --out "$OUT" --python "$PY" --peers "$PEERS_DIR" --bmi "$BMI" "${NO_PEERS[@]}"
 echo "compare_peers: finished $(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PY" benches/compare_peers.py report "$OUT/results.jsonl" --md "$OUT/table.md" --png "$OUT/figure.png"
