@@ -188,7 +188,15 @@ def fmt(v, nd=3):
 
 
 def cmd_report(a):
-    recs = [json.loads(line) for line in open(a.results) if line.strip()]
+    # later files replace earlier ones' (task, seed, estimator) records: e.g. mibound's rows
+    # re-measured with PEERS=0 on the same samples
+    latest = {}
+    for path in a.results:
+        for line in open(path):
+            if line.strip():
+                r = json.loads(line)
+                latest[(r["task"], r["seed"], r["estimator"])] = r
+    recs = list(latest.values())
     present = [e for e in ESTIMATORS if any(r["estimator"] == e for r in recs)]
     label = {e: ESTIMATORS[e][0] for e in present}
     by = {}
@@ -315,7 +323,7 @@ def main():
     b.add_argument("--seed", type=int, required=True)
     b.add_argument("--estimators", default="infonce,nwj,dv,mine")
     q = sub.add_parser("report")
-    q.add_argument("results")
+    q.add_argument("results", nargs="+", help="results.jsonl files; a later one's records replace an earlier one's")
     q.add_argument("--md", required=True)
     q.add_argument("--png", default=None)
     a = p.parse_args()
