@@ -118,7 +118,20 @@ fn constant_columns_small_data_and_unknown_names() {
     let x = good_npy(&d, "x.npy", 100, 2);
     let y = good_npy(&d, "y2.npy", 100, 2);
     // A batch larger than the data allows is lowered, with a warning, not refused.
-    let small = run(&["estimate", "--x", &x, "--y", &y, "--batch", "128", "--steps", "20", "--quiet"]);
+    let small = run(&[
+        "estimate",
+        "--x",
+        &x,
+        "--y",
+        &y,
+        "--estimators",
+        "infonce",
+        "--batch",
+        "128",
+        "--steps",
+        "20",
+        "--quiet",
+    ]);
     assert!(small.status.success(), "{}", String::from_utf8_lossy(&small.stderr));
     assert!(String::from_utf8_lossy(&small.stdout).contains("batch lowered to 64"));
     fails_with(
@@ -183,8 +196,8 @@ fn one_csv_with_both_variables_and_json_output() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((v["n_samples"].as_u64(), v["dim_x"].as_u64(), v["dim_y"].as_u64()), (Some(300), Some(2), Some(2)));
     let est = v["estimates"].as_array().unwrap();
-    // One estimate per default estimator, as the library names them.
-    let defaults = mibound::estimators::EstimatorSpec::defaults();
+    // One estimate per default estimator, as the library resolves `auto` for 2 + 2 dimensions.
+    let defaults = mibound::estimators::EstimatorSpec::resolve(&mibound::estimators::EstimatorSpec::defaults(), 2, 2);
     assert_eq!(est.len(), defaults.len());
     for (e, spec) in est.iter().zip(&defaults) {
         assert_eq!(e["estimator"].as_str(), Some(spec.to_string().as_str()));

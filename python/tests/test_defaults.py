@@ -4,6 +4,8 @@ library's are the command line's (src/cli/mod.rs tests that)."""
 
 import inspect
 
+import numpy as np
+
 import mibound
 from mibound import _native
 
@@ -32,7 +34,13 @@ def test_mutual_information_defaults_are_the_librarys():
 
 
 def test_the_default_estimators_are_what_an_estimate_runs(gaussian):
-    # Without `estimators`, the library's list runs (cheap settings; the names are what counts).
+    # Without `estimators`, the library's list runs: `auto`, which for 2 + 2 dimensions (at most
+    # LOW_DIMENSION = 4) is KSG on normal scores alone, and above it InfoNCE with KSG as the
+    # cross-check (cheap settings; the names are what counts).
+    assert list(mibound.DEFAULT_ESTIMATORS) == ["auto"]
     x, y = gaussian
     r = mibound.estimate(x, y, steps=5, batch=32, hidden=8, embed=4, folds=2)
-    assert [e.estimator for e in r.estimates] == list(mibound.DEFAULT_ESTIMATORS)
+    assert [e.estimator for e in r.estimates] == ["ksg:k=3:margins=normal"]
+    x3 = np.hstack([x, x[:, :1] ** 3])
+    r = mibound.estimate(x3, y, steps=5, batch=32, hidden=8, embed=4, folds=2)
+    assert [e.estimator for e in r.estimates] == ["infonce", "ksg:k=5"]

@@ -13,10 +13,12 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     }
     s += "\n\n";
     let head = format!("95% interval ({})", unit.name());
-    s += &format!("  {:<16} {:<8} {:>9}   {head:<20}\n", "estimator", "kind", "estimate");
+    // The estimator column fits the longest label ("KSG-1 (k=3, normal scores)").
+    let w = c.estimates.iter().map(|e| e.label.chars().count()).max().unwrap_or(0).max(16);
+    s += &format!("  {:<w$} {:<8} {:>9}   {head:<20}\n", "estimator", "kind", "estimate");
     for e in &c.estimates {
         s += &format!(
-            "  {:<16} {:<8} {:>9.3}   [{:.3}, {:.3}]\n",
+            "  {:<w$} {:<8} {:>9.3}   [{:.3}, {:.3}]\n",
             e.label,
             e.kind.short(),
             unit.convert(e.value),

@@ -61,7 +61,7 @@ impl Comparison {
         seed: u64,
     ) -> Result<Self> {
         let Some(i) = self.headline_index() else { return Ok(self) };
-        let estimator = specs[i].build(settings)?;
+        let estimator = EstimatorSpec::resolve(specs, x.ncols(), y.ncols())[i].build(settings)?;
         let check = self_check(estimator.as_ref(), &self.estimates[i], x, y, seed)?;
         for f in &check.failures {
             self.warnings.push(format!("self-check of {}: {f}; do not trust it on this data", self.estimates[i].label));
@@ -156,6 +156,7 @@ pub fn compare(
     if specs.is_empty() {
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
     }
+    let specs = &EstimatorSpec::resolve(specs, x.ncols(), y.ncols());
     let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
     let (mut from_neural, trace) = if bounds.is_empty() {
         (Vec::new().into_iter(), Vec::new())

@@ -36,6 +36,7 @@
 //! assert!(e.value < 1.5 && e.interval.low <= e.value);
 //! ```
 
+pub mod auto;
 pub mod classical;
 mod compare;
 pub mod flow;
@@ -50,7 +51,7 @@ pub use compare::{Comparison, Unit, compare};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
-pub use spec::{DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, Options, Settings};
+pub use spec::{DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, LOW_DIMENSION, Options, Settings};
 
 use crate::error::Result;
 use nalgebra::DMatrixView;

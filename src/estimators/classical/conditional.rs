@@ -8,7 +8,7 @@
 //!
 //! (Frenzel & Pompe 2007, eq. 7; KSG-1's construction applied to
 //! `I(X;Y|Z) = H(X,Z) + H(Y,Z) − H(X,Y,Z) − H(Z)`). This is ennemi's `estimate_mi(…, cond=…)`
-//! and Runge's CMIknn statistic. The [`FrenzelPompe`] estimator standardises each column and adds
+//! and Runge's CMIknn statistic. The Frenzel–Pompe estimator ([`ConditionalEstimator`]) standardises each column and adds
 //! scikit-learn's tie-breaking noise first, as [`super::Ksg`] does.
 //!
 //! **Gaussian** ([`gaussian_cmi`]). For jointly normal variables
@@ -128,7 +128,7 @@ impl ConditionalSpec {
     /// The conditional form of `spec`; an error naming the estimators that have one.
     pub fn from_spec(spec: &EstimatorSpec) -> Result<Self> {
         match *spec {
-            EstimatorSpec::Ksg { k, variant: 1 } => Ok(ConditionalSpec::Ksg { k }),
+            EstimatorSpec::Ksg { k, variant: 1, normal_scores: false } => Ok(ConditionalSpec::Ksg { k }),
             EstimatorSpec::Gaussian => Ok(ConditionalSpec::Gaussian),
             other => Err(Error::param(
                 "estimator",

@@ -12,7 +12,7 @@
 //!    [`MAX_SUBSAMPLE_ROWS`]) and compute `θ̂_b`. Subsampling asks for `m → ∞` and `m/n → 0`
 //!    (Politis, Romano & Wolf 1999, ch. 2): half-samples serve small `n`, and the cap keeps the
 //!    interval's cost bounded for large `n` (100 half-samples of 10⁵ rows cost 50 full estimates;
-//!    100 subsets of 2000 rows cost about two);
+//!    100 subsets of 1000 rows cost about one);
 //! 2. rescale the deviations, `δ_b = √(m/(n−m)) · (θ̂_b − θ̂)`: for an asymptotically linear
 //!    estimator, `Var(θ̂_m | data) ≈ σ²(n−m)/(m n)` for sampling without replacement while
 //!    `Var(θ̂) ≈ σ²/n`, so the factor makes the spread of `δ_b` that of `θ̂` (it is 1 for even
@@ -37,7 +37,7 @@ use rayon::prelude::*;
 pub const DEFAULT_SUBSAMPLES: usize = 100;
 
 /// The largest subsample `m` (module docs, step 1).
-pub const MAX_SUBSAMPLE_ROWS: usize = 2000;
+pub const MAX_SUBSAMPLE_ROWS: usize = 1000;
 
 /// An estimator as a function of the rows of `x` and `y`.
 pub type EstimateFn<'a> = dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>) -> Result<f64> + Sync + 'a;

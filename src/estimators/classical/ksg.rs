@@ -402,6 +402,10 @@ pub struct Ksg {
     pub variant: KsgVariant,
     /// Standardise each column first (default true).
     pub standardize: bool,
+    /// Replace each column by its normal scores first ([`super::gaussian::normal_scores`];
+    /// default false): invariant to monotone maps, and tames heavy tails, where the
+    /// standardised KSG is biased low (a 2 + 2-dim Student-t with ν = 1: 0.23 for 0.43).
+    pub normal_scores: bool,
     /// Relative size of the tie-breaking noise (default 1e-10, as scikit-learn; 0 for none).
     pub noise: f64,
     /// Subsamples for the interval (default [`DEFAULT_SUBSAMPLES`]; 0 for none).
@@ -416,13 +420,21 @@ impl Ksg {
         if k == 0 {
             return Err(Error::param("ksg k", k, "must be at least 1"));
         }
-        Ok(Ksg { k, variant, standardize: true, noise: 1e-10, subsamples: DEFAULT_SUBSAMPLES, search: KsgSearch::Auto })
+        Ok(Ksg {
+            k,
+            variant,
+            standardize: true,
+            normal_scores: false,
+            noise: 1e-10,
+            subsamples: DEFAULT_SUBSAMPLES,
+            search: KsgSearch::Auto,
+        })
     }
 }
 
 impl Estimator for Ksg {
     fn name(&self) -> String {
-        EstimatorSpec::Ksg { k: self.k, variant: self.variant.number() }.to_string()
+        EstimatorSpec::Ksg { k: self.k, variant: self.variant.number(), normal_scores: self.normal_scores }.to_string()
     }
 
     fn kind(&self) -> Kind {
@@ -434,10 +446,13 @@ impl Estimator for Ksg {
             return Err(Error::param("ksg noise", self.noise, "must be finite and ≥ 0"));
         }
         check_inputs(x, y, self.k + 1)?;
-        let mut xm = x.into_owned();
-        let mut ym = y.into_owned();
+        let (mut xm, mut ym) = if self.normal_scores {
+            (super::gaussian::copula_transform(x), super::gaussian::copula_transform(y))
+        } else {
+            (x.into_owned(), y.into_owned())
+        };
         let mut warnings = Vec::new();
-        if self.standardize {
+        if self.standardize && !self.normal_scores {
             let constant = standardize(&mut xm) + standardize(&mut ym);
             if constant > 0 {
                 warnings.push(format!("{constant} constant column(s) left unscaled"));
@@ -467,12 +482,14 @@ impl Estimator for Ksg {
             "k": self.k,
             "variant": self.variant.number(),
             "norm": "max",
-            "standardize": self.standardize,
+            "standardize": self.standardize && !self.normal_scores,
+            "margins": if self.normal_scores { "normal scores" } else { "as given" },
             "noise": self.noise,
             "subsamples": self.subsamples,
             "search": self.search,
         });
-        let label = format!("KSG-{} (k={})", self.variant.number(), self.k);
+        let scores = if self.normal_scores { ", normal scores" } else { "" };
+        let label = format!("KSG-{} (k={}{scores})", self.variant.number(), self.k);
         let mut est =
             run(self.name(), label, settings, xm.as_view(), ym.as_view(), self.subsamples, self.k + 1, seed, &core)?;
         est.diagnostics.warnings.splice(0..0, warnings);

@@ -65,7 +65,7 @@ use std::time::Instant;
 pub const DEFAULT_K: usize = 5;
 
 /// The classical names, for error messages and `--help`.
-pub const NAMES: &str = "ksg[:k=5][:variant=1|2], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5]";
+pub const NAMES: &str = "ksg[:k=5][:variant=1|2][:margins=standard|normal], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5]";
 
 /// Parses a classical estimator name. `None` when the family is not a classical one (the
 /// caller then tries the neural names); `Some(Err(..))` for a classical family with bad
@@ -75,7 +75,7 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
     let family = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
     let args: Vec<&str> = parts.collect();
     let keys: &[&str] = match family.as_str() {
-        "ksg" => &["k", "variant"],
+        "ksg" => &["k", "variant", "margins"],
         "gaussian" | "cca" | "copula" => &[],
         "binned" => &["bins"],
         "discrete" => &["correction"],
@@ -93,7 +93,18 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
                     Some("2") => 2,
                     Some(v) => return Err(Error::param("ksg variant", v, "must be 1 or 2")),
                 };
-                EstimatorSpec::Ksg { k, variant }
+                let normal_scores = match get("margins") {
+                    None | Some("standard") => false,
+                    Some("normal") => true,
+                    Some(v) => {
+                        return Err(Error::param(
+                            "ksg margins",
+                            v,
+                            "must be standard (each column scaled) or normal (normal scores)",
+                        ));
+                    }
+                };
+                EstimatorSpec::Ksg { k, variant, normal_scores }
             }
             "gaussian" | "cca" => EstimatorSpec::Gaussian,
             "copula" => EstimatorSpec::Copula,
@@ -176,8 +187,11 @@ fn parse_count(what: &str, v: &str, min: usize) -> Result<usize> {
 /// `copula`, `binned`, `binned:bins=8`); `None` for other families.
 pub(crate) fn spec_name(spec: &EstimatorSpec) -> Option<String> {
     Some(match *spec {
-        EstimatorSpec::Ksg { k, variant: 1 } => format!("ksg:k={k}"),
-        EstimatorSpec::Ksg { k, variant } => format!("ksg:k={k}:variant={variant}"),
+        EstimatorSpec::Ksg { k, variant, normal_scores } => {
+            let v = if variant == 1 { String::new() } else { format!(":variant={variant}") };
+            let m = if normal_scores { ":margins=normal" } else { "" };
+            format!("ksg:k={k}{v}{m}")
+        }
         EstimatorSpec::Gaussian => "gaussian".into(),
         EstimatorSpec::Copula => "copula".into(),
         EstimatorSpec::Binned { bins: None } => "binned".into(),
@@ -196,7 +210,9 @@ pub(crate) fn spec_name(spec: &EstimatorSpec) -> Option<String> {
 /// spec or for out-of-range parameters.
 pub fn build(spec: &EstimatorSpec) -> Result<Box<dyn Estimator>> {
     Ok(match *spec {
-        EstimatorSpec::Ksg { k, variant } => Box::new(Ksg::new(k, KsgVariant::from_number(variant)?)?),
+        EstimatorSpec::Ksg { k, variant, normal_scores } => {
+            Box::new(Ksg { normal_scores, ..Ksg::new(k, KsgVariant::from_number(variant)?)? })
+        }
         EstimatorSpec::Gaussian => Box::new(Gaussian::default()),
         EstimatorSpec::Copula => Box::new(Copula::default()),
         EstimatorSpec::Binned { bins } => Box::new(Binned::new(bins)?),

@@ -155,7 +155,7 @@ impl<'a> Fold<'a> {
 
     /// The group's bounds on the kept critic, over random batches of the fold's test rows, and
     /// for a conditional model its log-likelihood gain over the marginal model.
-    fn evaluate(&self, kept: &mut Trained, group: &CriticGroup, seed: u64) -> Result<(Vec<(usize, f64)>, Option<f64>)> {
+    fn evaluate(&self, kept: &mut Trained, group: &CriticGroup, seed: u64) -> Result<Evaluated> {
         let d = self.dataset();
         let mut bounds: Vec<Box<dyn Bound<f32>>> =
             group.members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
@@ -171,6 +171,10 @@ impl<'a> Fold<'a> {
         Ok((group.members.iter().map(|m| m.0).zip(vals.into_iter().map(|v| v.0)).collect(), q_gain))
     }
 }
+
+/// The held-out values `(bound index, value)` of a group and a conditional model's
+/// log-likelihood gain.
+type Evaluated = (Vec<(usize, f64)>, Option<f64>);
 
 /// A trained critic with its outcome and trace.
 struct Trained {

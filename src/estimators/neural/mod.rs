@@ -3,7 +3,7 @@
 //! 1. The rows are split into `K` folds; identical rows (the same x and y) always fall into the
 //!    same fold, so a duplicated row can never be trained on and tested on.
 //! 2. For each fold, each coordinate goes through a map fitted on the fold's training rows
-//!    ([`MarginalTransform`]; default: ranks → normal scores, which tames heavy tails and odd
+//!    ([`super::marginal::MarginalTransform`]; default: ranks → normal scores, which tames heavy tails and odd
 //!    marginals — MI is unchanged by invertible maps of each coordinate). A critic is trained
 //!    on the training rows
 //!    with the bound's training objective (JS and SMILE share a JS-trained critic; CLUB,
@@ -117,9 +117,10 @@ fn critic_seed(seed: u64, fold: usize, trainer: &BoundSpec) -> u64 {
 }
 
 /// Estimates `I(X; Y)` with each of `bounds` (see the module docs), sharing critics between
-/// bounds with the same training objective: the plan ([`plan::plan`]), each fold trained and
-/// evaluated ([`fold::Fold`], folds in parallel), then one estimate per bound
-/// ([`aggregate::estimate`]). `progress`, when given, is told the counts of training steps as
+/// bounds with the same training objective: the plan (`plan::plan`), each fold trained and
+/// evaluated (`fold::Fold`; with [`NeuralConfig::choose_once`] the first fold chooses the
+/// critic, then the others run in parallel), then one estimate per bound
+/// (`aggregate::estimate`). `progress`, when given, is told the counts of training steps as
 /// they are taken (from several threads), and stops the run with
 /// [`crate::error::Error::Cancelled`] when it says so.
 pub fn estimate_bounds(
@@ -135,7 +136,9 @@ pub fn estimate_bounds(
     let cfg = &NeuralConfig { batch: plan.batch, ..cfg.clone() };
     let run_fold = |f: usize, only: Option<&[usize]>| -> Result<Vec<fold::GroupOutcome>> {
         let fold = fold::Fold::new(cfg, &plan, (x, y), f, progress)?;
-        let seeded = |(i, g): (usize, &plan::CriticGroup)| fold.run_group(g, critic_seed(seed, f, &g.trainer), only.map(|o| o[i]));
+        let seeded = |(i, g): (usize, &plan::CriticGroup)| {
+            fold.run_group(g, critic_seed(seed, f, &g.trainer), only.map(|o| o[i]))
+        };
         plan.groups.iter().enumerate().map(seeded).collect()
     };
     let outcomes: Vec<Vec<fold::GroupOutcome>> = if cfg.choose_once {
