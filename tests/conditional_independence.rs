@@ -42,6 +42,7 @@ fn bound(sets: usize) -> usize {
 }
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn the_local_permutation_test_holds_its_level_under_a_common_cause() {
     let r = rejections("common-cause-1", 200, 0);
     println!("common-cause-1: {r} of 200 rejected at 0.05 (bound {})", bound(200));
@@ -49,6 +50,7 @@ fn the_local_permutation_test_holds_its_level_under_a_common_cause() {
 }
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn the_local_permutation_test_holds_its_level_with_a_two_dimensional_z() {
     let r = rejections("chain-3-0", 100, 10_000);
     println!("chain-3-0: {r} of 100 rejected at 0.05 (bound {})", bound(100));
@@ -56,6 +58,7 @@ fn the_local_permutation_test_holds_its_level_with_a_two_dimensional_z() {
 }
 
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn the_local_permutation_test_has_power_on_a_collider() {
     let r = rejections("collider-1", 50, 20_000);
     println!("collider-1: {r} of 50 rejected at 0.05");
@@ -65,6 +68,7 @@ fn the_local_permutation_test_has_power_on_a_collider() {
 /// The settings `mibound estimate --given` and Python's `conditional_test` use
 /// (`CiTestConfig::default()`: k = 5, k_perm = 5, 199 permutations): the same level bound.
 #[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn the_default_test_holds_its_level_under_a_common_cause_and_has_power_on_a_collider() {
     let r = rejections_with("common-cause-1", 200, 30_000, &CiTestConfig::default());
     println!("default settings, common-cause-1: {r} of 200 rejected at 0.05 (bound {})", bound(200));
