@@ -8,16 +8,16 @@
 //! polls for signals (Ctrl-C), so a long estimate stops promptly with `KeyboardInterrupt`.
 
 use mibound::bounds::BoundSpec;
+use mibound::data::VarKind;
+use mibound::data::kinds::{DISCRETE_MAX_LEVELS, detect_kinds};
 use mibound::data::rules;
 use mibound::data::{Task, rng};
 use mibound::error::Error;
-use mibound::estimators::neural::estimate_bounds;
-use mibound::data::VarKind;
-use mibound::data::kinds::{DISCRETE_MAX_LEVELS, detect_kinds};
 use mibound::estimators::classical::{
-    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise, feature_mi as lib_feature_mi,
-    mi_matrix as lib_mi_matrix,
+    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise,
+    feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix,
 };
+use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{
     Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare, compare_given,
 };
@@ -709,7 +709,9 @@ fn conditional_test(
     let seed = count("seed", seed)?;
     let specs: Vec<ConditionalSpec> = match estimators {
         None => DEFAULT_CONDITIONAL.to_vec(),
-        Some(e) => estimator_specs(e)?.iter().map(ConditionalSpec::from_spec).collect::<Result<_, _>>().map_err(py_err)?,
+        Some(e) => {
+            estimator_specs(e)?.iter().map(ConditionalSpec::from_spec).collect::<Result<_, _>>().map_err(py_err)?
+        }
     };
     let mut test = CiTestConfig::default();
     if let Some(p) = permutations {
