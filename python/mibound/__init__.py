@@ -111,7 +111,8 @@ class Estimate(Record):
 class Comparison(Record):
     """The result of :func:`estimate`, with the fields of ``mibound estimate --json``:
     ``n_samples``, ``dim_x``, ``dim_y``, ``estimates`` (a list of :class:`Estimate`),
-    ``significant``, ``dependence_test``, ``warnings`` and ``unit``; and from the data rules
+    ``significant``, ``dependence_test``, ``warnings``, ``unit`` and, with ``selfcheck=True``,
+    ``selfcheck``; and from the data rules
     ``notes`` (each ``{"code", "message"}``, also given as warnings), ``x_columns`` and
     ``y_columns`` (the names of the columns used)."""
 
@@ -235,13 +236,13 @@ def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, em
                 drop_constant=drop_constant)
 
 
-def _call(native: Any, x: Any, y: Any, options: dict, progress: Any) -> dict:
+def _call(native: Any, x: Any, y: Any, options: dict, progress: Any, **flags: Any) -> dict:
     """A native estimate on ``x`` and ``y`` (arrays or pandas objects) with progress; the data
     rules' notes become warnings."""
     (xa, xn), (ya, yn) = as_input(x, "x"), as_input(y, "y")
     cb = _progress_callback(progress)
     try:
-        data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb)
+        data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb, **flags)
     finally:
         _progress_finish(cb)
     warn_notes(data.get("notes", []), stacklevel=4)
@@ -269,6 +270,7 @@ def estimate(
     transform: str = _D["transform"],
     drop_constant: bool = _D["drop_constant"],
     progress: Any = False,
+    selfcheck: bool = False,
 ) -> Comparison:
     """Estimates the mutual information I(X; Y) in nats with each of ``estimators``.
 
@@ -289,13 +291,20 @@ def estimate(
     shows a tqdm bar over the training steps; a callable ``progress(done, total)`` receives the
     counts.
 
+    ``selfcheck=True`` also checks the headline estimator on the data itself, as
+    ``mibound estimate --selfcheck`` does: two disjoint halves side by side must read about
+    twice one half (additivity), a monotone map of every coordinate must not change it
+    (invariance), and shuffled rows must read about 0 (independence). The result's
+    ``selfcheck`` holds the numbers and ``failures``; each failure is also a warning in
+    ``warnings``. It runs the headline estimator four more times.
+
     Raises ``ValueError`` for bad data or settings (the command line's sentence, with options
     named as here), ``TypeError`` for inputs that are not arrays of numbers and
     ``KeyboardInterrupt`` on Ctrl-C (the estimate stops within a training step).
     """
     options = _options(estimators, seed, unit, critic, hidden, embed, batch, steps, lr, weight_decay, folds,
                        transform, drop_constant)
-    return Comparison(_call(_native.estimate, x, y, options, progress))
+    return Comparison(_call(_native.estimate, x, y, options, progress, selfcheck=selfcheck))
 
 
 def tasks() -> list:

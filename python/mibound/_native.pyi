@@ -42,6 +42,7 @@ def estimate(
     x_names: Optional[Sequence[str]] = None,
     y_names: Optional[Sequence[str]] = None,
     progress: Optional[Callable[[int, int], None]] = None,
+    selfcheck: bool = False,
 ) -> dict[str, Any]: ...
 def estimate_one(
     x: _Float,

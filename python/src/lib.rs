@@ -420,9 +420,11 @@ fn with_rules(mut v: serde_json::Value, r: serde_json::Value) -> serde_json::Val
 }
 
 /// `mibound.estimate`: every estimator of the options on `x`, `y`, as `mibound estimate
-/// --json` reports it (a dict), with the data rules' `notes` and the columns used.
+/// --json` reports it (a dict), with the data rules' `notes` and the columns used; with
+/// `selfcheck`, the headline's self-consistency checks too (`mibound estimate --selfcheck`).
 #[pyfunction]
-#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None))]
+#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None, selfcheck=false))]
+#[allow(clippy::too_many_arguments)] // the Python signature: data, options, names, progress, one flag
 fn estimate(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -431,10 +433,12 @@ fn estimate(
     x_names: Option<Vec<String>>,
     y_names: Option<Vec<String>>,
     progress: Option<PyObject>,
+    selfcheck: bool,
 ) -> PyResult<PyObject> {
     let call = Call::from_options(options)?;
     let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, p| {
-        compare(&call.specs, &call.settings, xv, yv, call.seed, Some(p as &dyn Progress))
+        let c = compare(&call.specs, &call.settings, xv, yv, call.seed, Some(p as &dyn Progress))?;
+        if selfcheck { c.with_self_check(&call.specs, &call.settings, xv, yv, call.seed) } else { Ok(c) }
     })?;
     let c: Comparison = c;
     from_json(py, &with_rules(c.to_json(call.unit).map_err(py_err)?, r))

@@ -96,3 +96,20 @@ def test_one_estimator_alone_gives_the_comparisons_number(gaussian):
         mi = mibound.MutualInformation(name, seed=3, **kw).fit(x, y)
         assert mi.value_ == ref.value and mi.interval_ == (ref.interval.low, ref.interval.high)
         assert mi.estimate_.estimator == ref.estimator and mi.kind_ == ref.kind
+
+
+def test_selfcheck_matches_the_command_line_and_flags_a_non_invariant_estimator(cli, tmp_path):
+    x, y = mibound.sample("multinormal-dense-2-2-0.5", 800, 3)
+    ours = mibound.estimate(x, y, selfcheck=True)
+    ref = cli_json(cli, x, y, tmp_path, "--selfcheck")
+    assert without_wall(ours.to_dict()) == without_wall(ref)
+    sc = ours.selfcheck
+    # The default in 2 + 2 dimensions: KSG on normal scores, which ranks make exactly invariant.
+    assert sc.estimator == "ksg:k=3:margins=normal" and sc.mapped == sc.value
+    assert sc.failures == [] and not any("self-check" in w for w in ours.warnings)
+    # The Gaussian (CCA) estimate sees only linear dependence: sinh of every coordinate moves
+    # it, and the check says so in `failures` and in the warnings.
+    g = mibound.estimate(x, y, estimators="gaussian", selfcheck=True)
+    assert any(f.startswith("invariance:") for f in g.selfcheck.failures)
+    assert any(w.startswith("self-check of") for w in g.warnings)
+    assert "selfcheck" not in mibound.estimate(x, y, estimators="ksg")

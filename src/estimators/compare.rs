@@ -202,18 +202,18 @@ pub fn compare(
     }
     // The classical cross-check: the headline and KSG (or, without KSG, the copula estimate)
     // should not disagree by more than their intervals allow.
-    let check = estimates
-        .iter()
-        .find(|e| e.estimator.starts_with("ksg"))
-        .or_else(|| estimates.iter().find(|e| e.estimator == "copula"));
-    if let (Some(h), Some(c)) = (headline, check)
+    // Matched on the specs (the estimates are in their order), not on the estimates' names.
+    let with_spec = |want: fn(&EstimatorSpec) -> bool| specs.iter().zip(&estimates).find(|(s, _)| want(s));
+    let check = with_spec(|s| matches!(s, EstimatorSpec::Ksg { .. }))
+        .or_else(|| with_spec(|s| matches!(s, EstimatorSpec::Copula)));
+    if let (Some(h), Some((check_spec, c))) = (headline, check)
         && (h.interval.high < c.interval.low || c.interval.high < h.interval.low)
     {
         let hint = if h.value < c.value {
             format!("{} is a lower bound (and capped at log N); the data may hold more than it shows", h.label)
-        } else if c.estimator.starts_with("ksg") && x.ncols() + y.ncols() > 10 {
+        } else if matches!(check_spec, EstimatorSpec::Ksg { .. }) && x.ncols() + y.ncols() > 10 {
             format!("KSG underestimates in high dimension ({} + {} here)", x.ncols(), y.ncols())
-        } else if c.estimator == "copula" {
+        } else if matches!(check_spec, EstimatorSpec::Copula) {
             "the copula estimate sees only Gaussian-copula (monotone) dependence".to_string()
         } else {
             "one of them is biased here; compare more estimators".to_string()
