@@ -2,6 +2,8 @@
 //! layers, and in the same layer a bound never knows critics and a critic never knows bounds.
 //! Read from the sources: every `crate::name` path in a module's files.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -26,17 +28,6 @@ fn layer(m: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&m))
 }
 
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The top-level module a file of `src/` belongs to.
 fn module_of(path: &Path) -> Option<String> {
     let rel = path.strip_prefix("src").ok()?;
@@ -46,8 +37,7 @@ fn module_of(path: &Path) -> Option<String> {
 
 #[test]
 fn no_module_uses_a_higher_layer() {
-    let mut all = Vec::new();
-    files(Path::new("src"), &mut all);
+    let all = common::rust_files(Path::new("src"));
     let mut violations = BTreeSet::new();
     let mut checked = 0;
     for f in &all {

@@ -144,6 +144,8 @@ pub fn run_one(run: &PlannedRun, settings: &Settings) -> RunRecord {
 
 /// Runs the runs of `opts.shard` that `out` does not hold yet, appending one line per finished
 /// run; see the module docs. One runner per results file at a time (shards write their own).
+// Long because resuming, sharding, the worker pool, appending and the summary share the same
+// handful of local variables; split, they would pass them all around.
 pub fn run(plan: &Plan, out: &Path, opts: &RunOptions) -> Result<RunSummary> {
     let t0 = Instant::now();
     if opts.threads == 0 {

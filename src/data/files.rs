@@ -298,6 +298,8 @@ fn parse_number(cell: &str, decimal_comma: bool) -> Option<f64> {
     }
 }
 
+// Long because header detection, the index column, ragged rows and bad cells each need the row
+// and column being read for their message; they are handled where the row is.
 fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String> {
     let delim = opts.delimiter.unwrap_or_else(|| detect_delimiter(text));
     let delim_byte = u8::try_from(delim).map_err(|_| format!("delimiter '{delim}' is not an ASCII character"))?;

@@ -181,59 +181,7 @@ pub fn compare(
             None => s.build(settings)?.estimate(x, y, seed)?,
         });
     }
-    let mut warnings = Vec::new();
-    let headline = estimates.iter().find(|e| e.kind == Kind::Lower);
-    // Upper bounds already flagged on their own (below 0 or below the headline lower bound).
-    let mut flagged = Vec::new();
-    for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact) {
-        if up.value < 0.0 {
-            warnings.push(format!(
-                "{} ({:.3}) is below 0, which no upper bound on MI can be: its conditional model q(y|x) is too poor here — ignore it",
-                up.label, up.value
-            ));
-            flagged.push(up.estimator.clone());
-        } else if let Some(lo) = headline.filter(|lo| up.value < lo.value) {
-            warnings.push(format!(
-                "{} ({:.3}) lies below the lower bound {} ({:.3}): it is not an upper bound on this data (its conditional model q(y|x) is too poor) — trust the lower bound, not it",
-                up.label, up.value, lo.label, lo.value
-            ));
-            flagged.push(up.estimator.clone());
-        }
-    }
-    // The classical cross-check: the headline and KSG (or, without KSG, the copula estimate)
-    // should not disagree by more than their intervals allow.
-    // Matched on the specs (the estimates are in their order), not on the estimates' names.
-    let with_spec = |want: fn(&EstimatorSpec) -> bool| specs.iter().zip(&estimates).find(|(s, _)| want(s));
-    let check = with_spec(|s| matches!(s, EstimatorSpec::Ksg { .. }))
-        .or_else(|| with_spec(|s| matches!(s, EstimatorSpec::Copula)));
-    if let (Some(h), Some((check_spec, c))) = (headline, check)
-        && (h.interval.high < c.interval.low || c.interval.high < h.interval.low)
-    {
-        let hint = if h.value < c.value {
-            format!("{} is a lower bound (and capped at log N); the data may hold more than it shows", h.label)
-        } else if matches!(check_spec, EstimatorSpec::Ksg { .. }) && x.ncols() + y.ncols() > 10 {
-            format!("KSG underestimates in high dimension ({} + {} here)", x.ncols(), y.ncols())
-        } else if matches!(check_spec, EstimatorSpec::Copula) {
-            "the copula estimate sees only Gaussian-copula (monotone) dependence".to_string()
-        } else {
-            "one of them is biased here; compare more estimators".to_string()
-        };
-        warnings.push(format!(
-            "cross-check: {} ({:.3} [{:.3}, {:.3}]) and {} ({:.3} [{:.3}, {:.3}]) disagree by more than their intervals allow; {hint}",
-            h.label, h.value, h.interval.low, h.interval.high, c.label, c.value, c.interval.low, c.interval.high
-        ));
-    }
-    warnings.extend(wide_intervals(&estimates, x.nrows()));
-    for lo in estimates.iter().filter(|e| e.kind == Kind::Lower) {
-        for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact && !flagged.contains(&e.estimator)) {
-            if lo.interval.low > up.interval.high {
-                warnings.push(format!(
-                    "bounds cross: the lower bound {} ({:.3}) lies above the upper bound {} ({:.3}); the conditional model q(y|x) is probably too poor — trust neither",
-                    lo.label, lo.value, up.label, up.value
-                ));
-            }
-        }
-    }
+    let warnings = diagnostics(specs, &estimates, x.ncols(), y.ncols(), x.nrows());
     if cancelled() {
         return Err(Error::Cancelled);
     }
@@ -251,6 +199,92 @@ pub fn compare(
         selfcheck: None,
         trace,
     })
+}
+
+/// The diagnostics that need several estimates, in this order: upper bounds that cannot be
+/// ones (below 0, or below the headline lower bound), the classical cross-check, intervals too
+/// wide for `n` rows, and lower bounds above upper bounds. `estimates` are in the order of
+/// `specs`.
+fn diagnostics(specs: &[EstimatorSpec], estimates: &[Estimate], dx: usize, dy: usize, n: usize) -> Vec<String> {
+    let headline = estimates.iter().find(|e| e.kind == Kind::Lower);
+    let (mut warnings, flagged) = impossible_upper_bounds(estimates, headline);
+    warnings.extend(cross_check(specs, estimates, headline, dx, dy));
+    warnings.extend(wide_intervals(estimates, n));
+    warnings.extend(crossing_bounds(estimates, &flagged));
+    warnings
+}
+
+/// A warning for each upper bound below 0 or below the headline lower bound, and the names of
+/// the estimators so flagged.
+fn impossible_upper_bounds(estimates: &[Estimate], headline: Option<&Estimate>) -> (Vec<String>, Vec<String>) {
+    let (mut warnings, mut flagged) = (Vec::new(), Vec::new());
+    for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact) {
+        if up.value < 0.0 {
+            warnings.push(format!(
+                "{} ({:.3}) is below 0, which no upper bound on MI can be: its conditional model q(y|x) is too poor here — ignore it",
+                up.label, up.value
+            ));
+            flagged.push(up.estimator.clone());
+        } else if let Some(lo) = headline.filter(|lo| up.value < lo.value) {
+            warnings.push(format!(
+                "{} ({:.3}) lies below the lower bound {} ({:.3}): it is not an upper bound on this data (its conditional model q(y|x) is too poor) — trust the lower bound, not it",
+                up.label, up.value, lo.label, lo.value
+            ));
+            flagged.push(up.estimator.clone());
+        }
+    }
+    (warnings, flagged)
+}
+
+/// The classical cross-check: the headline and KSG (or, without KSG, the copula estimate)
+/// should not disagree by more than their intervals allow. Found by the specs, not by the
+/// estimates' names.
+fn cross_check(
+    specs: &[EstimatorSpec],
+    estimates: &[Estimate],
+    headline: Option<&Estimate>,
+    dx: usize,
+    dy: usize,
+) -> Option<String> {
+    let with_spec = |want: fn(&EstimatorSpec) -> bool| specs.iter().zip(estimates).find(|(s, _)| want(s));
+    let (check_spec, c) = with_spec(|s| matches!(s, EstimatorSpec::Ksg { .. }))
+        .or_else(|| with_spec(|s| matches!(s, EstimatorSpec::Copula)))?;
+    let h = headline?;
+    // Written so that a NaN interval (a failed estimate) disagrees with nothing.
+    let disagree = h.interval.high < c.interval.low || c.interval.high < h.interval.low;
+    if !disagree {
+        return None;
+    }
+    let hint = if h.value < c.value {
+        format!("{} is a lower bound (and capped at log N); the data may hold more than it shows", h.label)
+    } else if matches!(check_spec, EstimatorSpec::Ksg { .. }) && dx + dy > 10 {
+        format!("KSG underestimates in high dimension ({dx} + {dy} here)")
+    } else if matches!(check_spec, EstimatorSpec::Copula) {
+        "the copula estimate sees only Gaussian-copula (monotone) dependence".to_string()
+    } else {
+        "one of them is biased here; compare more estimators".to_string()
+    };
+    Some(format!(
+        "cross-check: {} ({:.3} [{:.3}, {:.3}]) and {} ({:.3} [{:.3}, {:.3}]) disagree by more than their intervals allow; {hint}",
+        h.label, h.value, h.interval.low, h.interval.high, c.label, c.value, c.interval.low, c.interval.high
+    ))
+}
+
+/// A warning for each lower bound whose interval lies above an upper bound's (one not already
+/// flagged by [`impossible_upper_bounds`]).
+fn crossing_bounds(estimates: &[Estimate], flagged: &[String]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for lo in estimates.iter().filter(|e| e.kind == Kind::Lower) {
+        for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact && !flagged.contains(&e.estimator)) {
+            if lo.interval.low > up.interval.high {
+                warnings.push(format!(
+                    "bounds cross: the lower bound {} ({:.3}) lies above the upper bound {} ({:.3}); the conditional model q(y|x) is probably too poor — trust neither",
+                    lo.label, lo.value, up.label, up.value
+                ));
+            }
+        }
+    }
+    warnings
 }
 
 /// A warning for each estimate whose interval is wider than `ln n`: no estimate from `n` rows can

@@ -22,6 +22,7 @@ struct Row {
 
 /// InfoNCE at N ∈ {8 … 1024} for I ∈ {2, 5, 10} nats (d = 20): the optimal critic averaged over
 /// batches, and separable critics trained at N ∈ {16, 64, 256}.
+// Long because it is one figure script: compute the curves, then draw them, in reading order.
 pub fn saturation(o: &FigureOpts) -> Result<()> {
     let mis = [2.0, 5.0, 10.0];
     let ns: Vec<usize> = if o.quick { vec![8, 32, 128] } else { (3..=10).map(|k| 1usize << k).collect() };

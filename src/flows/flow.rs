@@ -446,6 +446,8 @@ impl Flow {
 // iterators over several differently strided buffers.
 #[allow(clippy::needless_range_loop)]
 impl Layer {
+    // Long because it is one `match` over the layer kinds, each arm the forward pass of one kind;
+    // `backward` mirrors it arm for arm, so that each gradient sits beside its forward in reading.
     #[allow(clippy::too_many_arguments)]
     fn forward(
         &self,
@@ -570,6 +572,7 @@ impl Layer {
         }
     }
 
+    // Long for the reason `forward` is: one arm per layer kind, in the same order.
     #[allow(clippy::too_many_arguments)]
     fn backward(
         &self,

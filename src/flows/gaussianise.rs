@@ -245,6 +245,7 @@ impl FlowGaussianisation {
     ///    `L_x⁻¹ Σ_xy L_y⁻ᵀ = U S Vᵀ`), `θ_k = atanh ρ_k` of the resulting cross-covariance, and
     ///    the later `Affine` layers re-standardised. The model then starts as the Gaussian
     ///    (copula) model of the marginally Gaussianised data, and joint training refines it.
+    // Long because it is the three steps of the list above, in order, on one parameter vector.
     pub fn init_params(&self) -> Result<Vec<f64>> {
         let mut p = vec![0.0; self.n_params];
         let mut g = rng(self.init_seed);

@@ -604,6 +604,7 @@ fn build_any(id: &str) -> Result<BenchmarkTask> {
     build_base(id)
 }
 
+// Long because each transform prefix (one arm each) names its map of x and of y side by side.
 fn build_mapped(id: &str, prefix: &str, inner: BenchmarkTask) -> Result<BenchmarkTask> {
     let (dx, dy) = (inner.dim_x(), inner.dim_y());
     let (xm, ym, label, what): (Vec<Bijection>, Vec<Bijection>, &str, String) = match prefix {
@@ -690,6 +691,8 @@ fn build_mapped(id: &str, prefix: &str, inner: BenchmarkTask) -> Result<Benchmar
     Ok(task(id, Box::new(sampler), p, Some(chain)))
 }
 
+// Long because it is the registry: one short arm per task family, id → sampler and truth, kept
+// in one place so that a reader finds every family by its id prefix.
 fn build_base(id: &str) -> Result<BenchmarkTask> {
     if let Some(r) = id.strip_prefix("1v1-normal-") {
         let rho: f64 = num(id, r)?;

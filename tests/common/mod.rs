@@ -104,3 +104,17 @@ pub fn splitmix_normals(seed: u64, n: usize, m: usize) -> DMatrix<f64> {
     }
     out
 }
+
+/// Every `.rs` file under `dir`, recursively (for the tests that read the sources).
+pub fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
