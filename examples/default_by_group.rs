@@ -29,7 +29,11 @@ struct Tally {
 fn main() {
     let half = match std::env::args().nth(1).as_deref() {
         Some("held-out") => Split::HeldOut,
-        _ => Split::Tuning,
+        Some("tuning") => Split::Tuning,
+        other => {
+            eprintln!("usage: default_by_group tuning|held-out (got {other:?})");
+            std::process::exit(2);
+        }
     };
     let settings = Settings::default();
     let auto = EstimatorSpec::Auto.build(&settings).unwrap();

@@ -296,7 +296,9 @@ def estimate(
     twice one half (additivity), a monotone map of every coordinate must not change it
     (invariance), and shuffled rows must read about 0 (independence). The result's
     ``selfcheck`` holds the numbers and ``failures``; each failure is also a warning in
-    ``warnings``. It runs the headline estimator four more times.
+    ``warnings``. It runs the headline estimator four more times, after the estimate: neither
+    the progress bar nor Ctrl-C reaches those runs (above four joint dimensions they train
+    InfoNCE critics, about four times the estimate's own time).
 
     Raises ``ValueError`` for bad data or settings (the command line's sentence, with options
     named as here), ``TypeError`` for inputs that are not arrays of numbers and

@@ -206,6 +206,7 @@ pub fn compare(
 /// wide for `n` rows, and lower bounds above upper bounds. `estimates` are in the order of
 /// `specs`.
 fn diagnostics(specs: &[EstimatorSpec], estimates: &[Estimate], dx: usize, dy: usize, n: usize) -> Vec<String> {
+    debug_assert_eq!(specs.len(), estimates.len(), "resolved specs, one per estimate");
     let headline = estimates.iter().find(|e| e.kind == Kind::Lower);
     let (mut warnings, flagged) = impossible_upper_bounds(estimates, headline);
     warnings.extend(cross_check(specs, estimates, headline, dx, dy));
@@ -336,4 +337,62 @@ pub fn compare_given(
         selfcheck: None,
         trace: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimators::Interval;
+
+    fn est(name: &str, kind: Kind, value: f64, low: f64, high: f64) -> Estimate {
+        Estimate::new(name, name.to_uppercase(), value, Interval::new(low, high, "test"), kind, (1000, 20, 20))
+    }
+
+    fn specs(names: &str) -> Vec<EstimatorSpec> {
+        EstimatorSpec::parse_list(names).unwrap()
+    }
+
+    #[test]
+    fn each_hint_of_the_cross_check() {
+        let lo = |v: f64| est("infonce", Kind::Lower, v, v - 0.1, v + 0.1);
+        let ksg = est("ksg:k=5", Kind::Estimate, 0.5, 0.45, 0.55);
+        let copula = est("copula", Kind::Estimate, 0.5, 0.45, 0.55);
+        // Headline below the check: the lower-bound hint, whichever check.
+        let w = diagnostics(&specs("infonce,ksg"), &[lo(0.1), ksg.clone()], 20, 20, 1000);
+        assert!(w.len() == 1 && w[0].contains("INFONCE is a lower bound"), "{w:?}");
+        // Above KSG in 40 dimensions: KSG's downward bias; in 4 dimensions: no such excuse.
+        let w = diagnostics(&specs("infonce,ksg"), &[lo(2.0), ksg.clone()], 20, 20, 1000);
+        assert!(w.len() == 1 && w[0].contains("KSG underestimates in high dimension (20 + 20 here)"), "{w:?}");
+        let w = diagnostics(&specs("infonce,ksg"), &[lo(2.0), ksg.clone()], 2, 2, 1000);
+        assert!(w.len() == 1 && w[0].contains("one of them is biased here"), "{w:?}");
+        // Without KSG, the copula estimate is the check; with both, KSG is, wherever listed.
+        let w = diagnostics(&specs("infonce,copula"), &[lo(2.0), copula.clone()], 20, 20, 1000);
+        assert!(w.len() == 1 && w[0].contains("sees only Gaussian-copula"), "{w:?}");
+        let w = diagnostics(&specs("infonce,copula,ksg"), &[lo(2.0), copula.clone(), ksg.clone()], 20, 20, 1000);
+        assert!(w.len() == 1 && w[0].contains("and KSG:K=5 (0.500"), "{w:?}");
+        // Overlapping intervals, or a NaN interval, disagree with nothing.
+        assert!(diagnostics(&specs("infonce,ksg"), &[lo(0.6), ksg.clone()], 20, 20, 1000).is_empty());
+        let nan = est("infonce", Kind::Lower, f64::NAN, f64::NAN, f64::NAN);
+        let w = diagnostics(&specs("infonce,ksg"), &[nan, ksg], 20, 20, 1000);
+        assert!(w.iter().all(|w| !w.starts_with("cross-check")), "{w:?}");
+        assert!(w.iter().any(|w| w.contains("wider than log n")), "a NaN interval is flagged as uninformative: {w:?}");
+    }
+
+    #[test]
+    fn upper_bounds_are_flagged_once_in_order() {
+        let lo = est("infonce", Kind::Lower, 1.0, 0.9, 1.1);
+        let below_zero = est("l1out", Kind::UpperIfExact, -0.2, -0.3, -0.1);
+        let below_lower = est("club", Kind::UpperIfExact, 0.8, 0.75, 0.85);
+        let w = diagnostics(&specs("infonce,l1out,club"), &[lo.clone(), below_zero, below_lower], 2, 2, 1000);
+        // Each upper bound once, in the order of the estimates: not also as a crossing.
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("L1OUT (-0.200) is below 0"), "{w:?}");
+        assert!(w[1].starts_with("CLUB (0.800) lies below the lower bound INFONCE"), "{w:?}");
+        // An upper bound above the lower bound's value whose interval still lies below the
+        // lower bound's interval: a crossing, after the wide-interval warnings.
+        let crossed = est("club", Kind::UpperIfExact, 1.05, 0.0, 0.85);
+        let w = diagnostics(&specs("infonce,club"), &[lo, crossed], 2, 2, 1000);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("bounds cross: the lower bound INFONCE"), "{w:?}");
+    }
 }
