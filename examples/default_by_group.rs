@@ -14,7 +14,7 @@ use mibound::estimators::{EstimatorSpec, Settings};
 use mibound::tasks::{Group, Split};
 use std::time::Instant;
 
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Tally {
     pairs: usize,
     err_default: f64,
@@ -24,6 +24,23 @@ struct Tally {
     below: usize,
     default_better: usize,
     seconds: f64,
+}
+
+impl Tally {
+    /// One (task, seed) pair: the default's value `d` in `secs`, KSG's `k`, the truth, and
+    /// whether the default is judged against the tolerance (truth below its ceiling).
+    fn record(&mut self, d: f64, k: f64, truth: f64, secs: f64, judged: bool) {
+        self.pairs += 1;
+        self.err_default += (d - truth).abs();
+        self.err_ksg += (k - truth).abs();
+        self.seconds += secs;
+        self.below += usize::from(d < truth);
+        self.default_better += usize::from((d - truth).abs() < (k - truth).abs());
+        if judged {
+            self.judged += 1;
+            self.within += usize::from((d - truth).abs() <= 0.25f64.max(0.25 * truth));
+        }
+    }
 }
 
 fn main() {
@@ -40,7 +57,8 @@ fn main() {
     let ksg = EstimatorSpec::parse("ksg:k=5").unwrap().build(&settings).unwrap();
     let ceiling = (settings.neural.batch as f64).ln() - 0.5;
     let groups = [Group::LowDim, Group::Images, Group::HighDim];
-    let mut tally: Vec<Tally> = groups.iter().map(|_| Tally::default()).collect();
+    let mut tally = [Tally::default(); 3];
+    let mut all = Tally::default();
     let ids = mibound::tasks::split_ids(half);
     for id in ids.iter().filter(|id| !id.starts_with("indep-") && !id.starts_with("small_n-")) {
         let task = mibound::tasks::get(id).unwrap();
@@ -54,18 +72,9 @@ fn main() {
             let d = auto.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
             let secs = t.elapsed().as_secs_f64();
             let k = ksg.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
-            let s = &mut tally[g];
-            s.pairs += 1;
-            s.err_default += (d - truth).abs();
-            s.err_ksg += (k - truth).abs();
-            s.seconds += secs;
-            s.below += usize::from(d < truth);
-            s.default_better += usize::from((d - truth).abs() < (k - truth).abs());
-            let neural = headline.bound().is_some();
-            if !neural || truth < ceiling {
-                s.judged += 1;
-                s.within += usize::from((d - truth).abs() <= 0.25f64.max(0.25 * truth));
-            }
+            let judged = headline.bound().is_none() || truth < ceiling;
+            tally[g].record(d, k, truth, secs, judged);
+            all.record(d, k, truth, secs, judged);
             println!("{id:44} seed {seed} truth {truth:6.3} | {headline} {d:6.3} ({secs:5.1} s) | ksg:k=5 {k:6.3}");
         }
     }
@@ -74,17 +83,8 @@ fn main() {
         "| group | (task, seed) pairs | MAE default | MAE KSG k=5 | default closer | within tolerance | below the truth | mean s |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    let mut all = Tally::default();
     for (g, s) in groups.iter().zip(&tally) {
         row(g.name(), s);
-        all.pairs += s.pairs;
-        all.err_default += s.err_default;
-        all.err_ksg += s.err_ksg;
-        all.judged += s.judged;
-        all.within += s.within;
-        all.below += s.below;
-        all.default_better += s.default_better;
-        all.seconds += s.seconds;
     }
     row("all", &all);
 }

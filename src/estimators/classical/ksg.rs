@@ -393,6 +393,20 @@ pub fn scale_column(col: &mut [f64]) {
     }
 }
 
+/// What [`Ksg`] does to each column before the neighbour search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KsgMargins {
+    /// Nothing: the distances of the data as given.
+    AsGiven,
+    /// Mean 0 and standard deviation 1 (scikit-learn's preprocessing).
+    #[default]
+    Standardized,
+    /// Normal scores ([`super::gaussian::normal_scores`]): invariant to monotone maps, and
+    /// tames heavy tails, where the standardised KSG is biased low (a 2 + 2-dim Student-t with
+    /// ν = 1: 0.23 for 0.43).
+    NormalScores,
+}
+
 /// The KSG estimator behind the [`Estimator`] interface (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ksg {
@@ -400,12 +414,8 @@ pub struct Ksg {
     pub k: usize,
     /// KSG-1 or KSG-2.
     pub variant: KsgVariant,
-    /// Standardise each column first (default true).
-    pub standardize: bool,
-    /// Replace each column by its normal scores first ([`super::gaussian::normal_scores`];
-    /// default false): invariant to monotone maps, and tames heavy tails, where the
-    /// standardised KSG is biased low (a 2 + 2-dim Student-t with ν = 1: 0.23 for 0.43).
-    pub normal_scores: bool,
+    /// What is done to each column first (default [`KsgMargins::Standardized`]).
+    pub margins: KsgMargins,
     /// Relative size of the tie-breaking noise (default 1e-10, as scikit-learn; 0 for none).
     pub noise: f64,
     /// Subsamples for the interval (default [`DEFAULT_SUBSAMPLES`]; 0 for none).
@@ -423,8 +433,7 @@ impl Ksg {
         Ok(Ksg {
             k,
             variant,
-            standardize: true,
-            normal_scores: false,
+            margins: KsgMargins::Standardized,
             noise: 1e-10,
             subsamples: DEFAULT_SUBSAMPLES,
             search: KsgSearch::Auto,
@@ -434,7 +443,8 @@ impl Ksg {
 
 impl Estimator for Ksg {
     fn name(&self) -> String {
-        EstimatorSpec::Ksg { k: self.k, variant: self.variant.number(), normal_scores: self.normal_scores }.to_string()
+        let normal_scores = self.margins == KsgMargins::NormalScores;
+        EstimatorSpec::Ksg { k: self.k, variant: self.variant.number(), normal_scores }.to_string()
     }
 
     fn kind(&self) -> Kind {
@@ -446,13 +456,12 @@ impl Estimator for Ksg {
             return Err(Error::param("ksg noise", self.noise, "must be finite and ≥ 0"));
         }
         check_inputs(x, y, self.k + 1)?;
-        let (mut xm, mut ym) = if self.normal_scores {
-            (super::gaussian::copula_transform(x), super::gaussian::copula_transform(y))
-        } else {
-            (x.into_owned(), y.into_owned())
+        let (mut xm, mut ym) = match self.margins {
+            KsgMargins::NormalScores => (super::gaussian::copula_transform(x), super::gaussian::copula_transform(y)),
+            KsgMargins::AsGiven | KsgMargins::Standardized => (x.into_owned(), y.into_owned()),
         };
         let mut warnings = Vec::new();
-        if self.standardize && !self.normal_scores {
+        if self.margins == KsgMargins::Standardized {
             let constant = standardize(&mut xm) + standardize(&mut ym);
             if constant > 0 {
                 warnings.push(format!("{constant} constant column(s) left unscaled"));
@@ -482,13 +491,13 @@ impl Estimator for Ksg {
             "k": self.k,
             "variant": self.variant.number(),
             "norm": "max",
-            "standardize": self.standardize && !self.normal_scores,
-            "margins": if self.normal_scores { "normal scores" } else { "as given" },
+            "standardize": self.margins == KsgMargins::Standardized,
+            "margins": if self.margins == KsgMargins::NormalScores { "normal scores" } else { "as given" },
             "noise": self.noise,
             "subsamples": self.subsamples,
             "search": self.search,
         });
-        let scores = if self.normal_scores { ", normal scores" } else { "" };
+        let scores = if self.margins == KsgMargins::NormalScores { ", normal scores" } else { "" };
         let label = format!("KSG-{} (k={}{scores})", self.variant.number(), self.k);
         let mut est =
             run(self.name(), label, settings, xm.as_view(), ym.as_view(), self.subsamples, self.k + 1, seed, &core)?;

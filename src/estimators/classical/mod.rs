@@ -55,7 +55,7 @@ pub use gaussian::{
     Copula, Gaussian, canonical_correlations, copula_mi, gaussian_mi, gaussian_mi_plugin, normal_scores,
 };
 pub use interval::{DEFAULT_SUBSAMPLES, EstimateFn, Subsampled, subsampling_interval};
-pub use ksg::{Ksg, KsgSearch, KsgVariant, ksg_mi, ksg_with};
+pub use ksg::{Ksg, KsgMargins, KsgSearch, KsgVariant, ksg_mi, ksg_with};
 pub use mixed::{MixedKsg, ROSS_DEFAULT_K, Ross, Side, check_kinds, mixed_ksg_mi, ross_mi};
 
 use super::{Estimate, Estimator, EstimatorSpec, Kind};
@@ -213,7 +213,8 @@ pub(crate) fn spec_name(spec: &EstimatorSpec) -> Option<String> {
 pub fn build(spec: &EstimatorSpec) -> Result<Box<dyn Estimator>> {
     Ok(match *spec {
         EstimatorSpec::Ksg { k, variant, normal_scores } => {
-            Box::new(Ksg { normal_scores, ..Ksg::new(k, KsgVariant::from_number(variant)?)? })
+            let margins = if normal_scores { KsgMargins::NormalScores } else { KsgMargins::Standardized };
+            Box::new(Ksg { margins, ..Ksg::new(k, KsgVariant::from_number(variant)?)? })
         }
         EstimatorSpec::Gaussian => Box::new(Gaussian::default()),
         EstimatorSpec::Copula => Box::new(Copula::default()),
