@@ -383,8 +383,9 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
     Ok(Table { values: DMatrix::from_row_slice(lines.len(), width, &data), columns, lines })
 }
 
-/// Parses a column selection — names or 0-based indices, comma-separated, with ranges `a-b` of
-/// indices (`"0-4,7"`, `"x1,x2"`) — against a table's column names.
+/// Parses a column selection — names or 0-based indices, comma-separated, with ranges `a-b`
+/// whose ends are names or indices (`"0-4,7"`, `"x1,x2"`, `"age-s6"`) — against a table's column
+/// names. A whole part that names a column (`"x-1"`) is that column, not a range.
 pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Vec<usize>> {
     let mut out = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -393,6 +394,9 @@ pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Vec<usiz
             continue;
         }
         let idx = |s: &str| -> Result<usize> {
+            if let Some(j) = table.columns.iter().position(|c| c == s.trim()) {
+                return Ok(j);
+            }
             let j: usize = s.trim().parse().map_err(|_| {
                 data_err(path, format!("no column named '{s}' (columns: {})", table.columns.join(", ")))
             })?;
@@ -420,4 +424,24 @@ pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Vec<usiz
         return Err(data_err(path, format!("column selection '{spec}' selects nothing")));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_selection_takes_names_indices_and_ranges_of_either() {
+        let text = ",age,sex,bmi,x-1,target\n0,1,2,3,4,5\n1,6,7,8,9,10\n";
+        let t = parse_csv(text, &CsvOptions::default()).unwrap();
+        let p = Path::new("t.csv");
+        let sel = |s: &str| select_columns(p, &t, s);
+        assert_eq!(sel("age-bmi").unwrap(), vec![1, 2, 3]);
+        assert_eq!(sel("1-3").unwrap(), vec![1, 2, 3]);
+        assert_eq!(sel("sex-4,target").unwrap(), vec![2, 3, 4, 5]);
+        // A name with a hyphen is the column, not a range.
+        assert_eq!(sel("x-1").unwrap(), vec![4]);
+        assert!(sel("bmi-age").unwrap_err().to_string().contains("empty column range 'bmi-age'"));
+        assert!(sel("age-weight").unwrap_err().to_string().contains("no column named 'weight'"));
+    }
 }
