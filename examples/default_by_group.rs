@@ -7,10 +7,16 @@
 //!     cargo run --release --example default_by_group -- tuning
 //!     cargo run --release --example default_by_group -- held-out
 //!
+//! Neural options as the command line spells them (`--critic separable`, `--weight-decay 0.01`),
+//! and `--pilot-steps N` ([`mibound::estimators::NeuralConfig::pilot_steps`]), may follow the half, to judge another default on the same pairs; the low-dimensional tasks,
+//! whose headline is KSG and does not depend on them, are then skipped.
+//!
+//!     cargo run --release --example default_by_group -- tuning --critic separable
+//!
 //! The four `small_n-` tasks are left out (their point is their own sample size), as in the
 //! benchmark configurations of the halves (docs/tasks.md). About 15 minutes per half on two
 //! cores, almost all of it the high-dimensional neural estimates.
-use mibound::estimators::{EstimatorSpec, Settings};
+use mibound::estimators::{EstimatorSpec, Options, Settings};
 use mibound::tasks::{Group, Split};
 use std::time::Instant;
 
@@ -44,7 +50,8 @@ impl Tally {
 }
 
 fn main() {
-    let half = match std::env::args().nth(1).as_deref() {
+    let args: Vec<String> = std::env::args().collect();
+    let half = match args.get(1).map(String::as_str) {
         Some("held-out") => Split::HeldOut,
         Some("tuning") => Split::Tuning,
         other => {
@@ -52,7 +59,25 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let settings = Settings::default();
+    let mut options = Options::default();
+    let mut pilot_steps = None;
+    for pair in args[2..].chunks(2) {
+        match (pair[0].as_str(), pair.get(1)) {
+            ("--pilot-steps", Some(v)) => pilot_steps = Some(v.parse::<u64>().expect("--pilot-steps takes a number")),
+            ("--critic", Some(v)) => options.critic = v.clone(),
+            ("--weight-decay", Some(v)) => options.weight_decay = v.parse().expect("--weight-decay takes a number"),
+            _ => {
+                eprintln!("unknown option {pair:?}: --critic NAME, --weight-decay W and --pilot-steps N are read");
+                std::process::exit(2);
+            }
+        }
+    }
+    let neural_only = options != Options::default() || pilot_steps.is_some();
+    let mut settings: Settings = options.settings(|f| format!("--{}", f.replace('_', "-"))).unwrap();
+    if let Some(p) = pilot_steps {
+        // NeuralConfig::pilot_steps: every candidate critic trains p steps, then only the best.
+        settings.neural.pilot_steps = p;
+    }
     let auto = EstimatorSpec::Auto.build(&settings).unwrap();
     let ksg = EstimatorSpec::parse("ksg:k=5").unwrap().build(&settings).unwrap();
     let ceiling = (settings.neural.batch as f64).ln() - 0.5;
@@ -64,6 +89,9 @@ fn main() {
         let task = mibound::tasks::get(id).unwrap();
         let info = task.info();
         let g = groups.iter().position(|&g| g == info.group).unwrap();
+        if neural_only && info.group == Group::LowDim {
+            continue;
+        }
         let headline = EstimatorSpec::auto(info.dim_x, info.dim_y)[0];
         for seed in 0..3u64 {
             let (x, y) = task.draw(5000, seed).unwrap();

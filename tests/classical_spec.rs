@@ -4,7 +4,7 @@
 use mibound::Error;
 use mibound::error::{Column, InputError, Row};
 use mibound::estimators::classical::{self, EntropyNorm, KsgVariant};
-use mibound::estimators::{EstimatorSpec, Kind};
+use mibound::estimators::{EstimatorSpec, Kind, WarningCode};
 use nalgebra::DMatrix;
 
 fn parse(s: &str) -> EstimatorSpec {
@@ -191,7 +191,14 @@ fn bad_data_are_typed_errors() {
     // KSG and binned accept a constant column (KSG warns that it was left unscaled).
     let est = parse("ksg:k=3").build_classical().unwrap().estimate(xc.as_view(), y.as_view(), 0).unwrap();
     assert!(est.value.is_finite());
-    assert!(est.diagnostics.warnings.iter().any(|w| w.contains("constant")), "{:?}", est.diagnostics.warnings);
+    assert!(
+        est.diagnostics
+            .warnings
+            .iter()
+            .any(|w| w.code == WarningCode::ConstantColumns && w.message.contains("constant")),
+        "{:?}",
+        est.diagnostics.warnings
+    );
     assert!(
         parse("binned").build_classical().unwrap().estimate(xc.as_view(), y.as_view(), 0).unwrap().value.is_finite()
     );

@@ -27,7 +27,7 @@ fn all_warnings(c: &Comparison) -> String {
         .iter()
         .flat_map(|e| e.diagnostics.warnings.iter())
         .chain(&c.warnings)
-        .cloned()
+        .map(|w| w.message.clone())
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -111,7 +111,9 @@ class Estimate(Record):
 class Comparison(Record):
     """The result of :func:`estimate`, with the fields of ``mibound estimate --json``:
     ``n_samples``, ``dim_x``, ``dim_y``, ``estimates`` (a list of :class:`Estimate`),
-    ``significant``, ``dependence_test``, ``warnings``, ``unit`` and, with ``selfcheck=True``,
+    ``significant``, ``dependence_test``, ``warnings`` (each ``{"code", "message", "values"}``:
+    a stable code such as ``cross-check``, the sentence and the numbers behind it), ``unit``
+    and, with ``selfcheck=True``,
     ``selfcheck``; and from the data rules
     ``notes`` (each ``{"code", "message"}``, also given as warnings), ``x_columns`` and
     ``y_columns`` (the names of the columns used)."""

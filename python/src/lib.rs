@@ -321,10 +321,19 @@ impl Call {
         }
         let drop_constant = get("drop_constant")?.map(|v| v.extract::<bool>()).transpose()?.unwrap_or_default();
         let settings = o.settings(str::to_string).map_err(py_err)?;
-        let rules = rules::Rules { drop_constant, drop_option: Some("drop_constant=True".into()) };
+        let rules = rules::Rules {
+            drop_constant,
+            drop_option: Some("drop_constant=True".into()),
+            label_hint: Some(LABEL_HINT.into()),
+        };
         Ok(Call { specs, seed, unit, settings, rules })
     }
 }
+
+/// What `estimate` tells a user whose columns look like class labels (the command line says
+/// the same with its own option names).
+const LABEL_HINT: &str =
+    "use an estimator for labels (estimators='discrete', 'ross' or 'mixed-ksg') or mibound.mutual_info_classif";
 
 /// `_native.defaults()`: every option of the options object with the library's default, in
 /// the order of [`OPTION_KEYS`].

@@ -132,7 +132,8 @@ pub fn run_one(run: &PlannedRun, settings: &Settings) -> RunRecord {
             rec.kind = Some(e.kind);
             rec.wall_seconds = secs;
             rec.steps = e.diagnostics.steps;
-            rec.warnings = e.diagnostics.warnings;
+            // Records hold the sentences (JSON lines that older shards also hold).
+            rec.warnings = e.diagnostics.warnings.iter().map(ToString::to_string).collect();
             if rec.estimate.is_none() {
                 rec.warnings.push(format!("non-finite estimate {}", e.value));
             }

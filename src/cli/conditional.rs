@@ -54,7 +54,7 @@ pub fn estimate_given(
     refuse_unused(&output, discrete)?;
     let specs = specs(opts)?;
     let csv = input.csv()?;
-    let l = load_xy_named(files, input)?;
+    let l = load_xy_named(files, input, None)?;
     let t = read_table_with(files.x, &csv)?;
     let zc = select_columns(files.x, &t, given)?;
     let same_y = files.y.is_none_or(|y| y == files.x);

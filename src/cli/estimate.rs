@@ -47,7 +47,7 @@ impl InputOpts {
 /// ([`crate::data::rules`]): a refusal names the file(s) before the rule's sentence; the notes
 /// (constant columns dropped with `--drop-constant`, a pandas index column used) go to stderr.
 pub fn load_xy(f: &Files<'_>, input: &InputOpts) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
-    load_xy_named(f, input).map(|l| (l.x, l.y))
+    load_xy_named(f, input, None).map(|l| (l.x, l.y))
 }
 
 /// What [`load_xy_named`] loads: x and y with their columns as the user names them.
@@ -62,8 +62,9 @@ pub struct Loaded {
     pub y_columns: Vec<rules::Column>,
 }
 
-/// [`load_xy`] with the columns' names.
-pub fn load_xy_named(f: &Files<'_>, input: &InputOpts) -> Result<Loaded> {
+/// [`load_xy`] with the columns' names; with `label_hint`, columns that look like class labels
+/// are noted too ([`rules::Rules::label_hint`]).
+pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>) -> Result<Loaded> {
     let Files { x, y, x_cols, y_cols } = *f;
     let csv = input.csv()?;
     let tx = read_table_with(x, &csv)?;
@@ -93,7 +94,11 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts) -> Result<Loaded> {
     let ((vx, nx), (vy, ny)) = (tx.select(&cx), ty.select(&cy));
     let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &tx.lines };
     let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &ty.lines };
-    let asked = rules::Rules { drop_constant: input.drop_constant, drop_option: Some("--drop-constant".into()) };
+    let asked = rules::Rules {
+        drop_constant: input.drop_constant,
+        drop_option: Some("--drop-constant".into()),
+        label_hint: label_hint.map(String::from),
+    };
     // The files a problem concerns, x's first, each once.
     let files = |sides: &[Side]| {
         let mut out: Vec<std::path::PathBuf> = Vec::new();
@@ -124,6 +129,9 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts) -> Result<Loaded> {
                 let flag = if *side == Side::X { "--x-cols" } else { "--y-cols" };
                 let path = files(&[*side])[0].display().to_string();
                 eprintln!("warning: {path}: {note}: leave it out with {flag}");
+            }
+            rules::Note::LabelLike { side, .. } => {
+                eprintln!("warning: {}: {note}", files(&[*side])[0].display());
             }
         }
     }
@@ -219,6 +227,9 @@ pub(super) fn run_and_report(
     std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
 }
 
+/// What `estimate` tells a user whose columns look like class labels.
+const LABEL_HINT: &str = "declare them with --discrete and use an estimator for labels (discrete, ross, mixed-ksg)";
+
 /// `mibound estimate`: the options are checked before the files are read. Columns named by
 /// `discrete` (`--discrete`) are labels: an estimator that would read them as numbers is refused
 /// ([`super::features::check_estimators`]).
@@ -232,7 +243,9 @@ pub fn estimate(
 ) -> Result<()> {
     let cfg = config(opts)?;
     input.csv()?;
-    let l = load_xy_named(files, input)?;
+    // Nothing declared: say which columns look like labels read as numbers.
+    let hint = discrete.is_none().then_some(LABEL_HINT);
+    let l = load_xy_named(files, input, hint)?;
     super::features::check_estimators(&cfg.0, &l, discrete)?;
     run_and_report(&l.x, &l.y, &cfg, opts.seed, unit, output)
 }

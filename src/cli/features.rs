@@ -114,7 +114,7 @@ pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Op
 /// `mibound features`.
 pub fn features(a: &FeaturesArgs) -> Result<()> {
     let files = Files { x: &a.x, y: None, x_cols: a.x_cols.as_deref(), y_cols: Some(&a.target) };
-    let l = load_xy_named(&files, &a.input)?;
+    let l = load_xy_named(&files, &a.input, None)?;
     if l.y.ncols() != 1 {
         return Err(Error::param("--target", &a.target, "must name exactly one column"));
     }

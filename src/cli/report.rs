@@ -60,7 +60,7 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     // Notes about the data (small, duplicated rows) reach every estimate: print each once.
     let mut seen = std::collections::HashSet::new();
     for w in c.estimates.iter().flat_map(|e| &e.diagnostics.warnings).chain(&c.warnings) {
-        if seen.insert(w) {
+        if seen.insert(&w.message) {
             s += &format!("  warning: {w}\n");
         }
     }

@@ -14,8 +14,16 @@
 //!    [`Note::DroppedConstant`] when the caller asks ([`Rules::drop_constant`]);
 //! 5. a column 0 named like the index pandas writes (`''`, `Unnamed: 0`, `index`) that counts
 //!    0, 1, 2, … (or 1, 2, 3, …) is used as data, but noted ([`Note::IndexColumn`]): it is
-//!    usually an accident of `DataFrame.to_csv()` without `index=False`.
+//!    usually an accident of `DataFrame.to_csv()` without `index=False`;
+//! 6. when the caller asks ([`Rules::label_hint`]), used columns with at most
+//!    [`DISCRETE_MAX_LEVELS`] distinct whole-number values, each seen twice on average, are
+//!    noted ([`Note::LabelLike`]): they
+//!    are read as numbers, which is wrong for a class label (its codes' order and spacing mean
+//!    nothing, and its ties break KSG's counts). The caller that lets a user declare such columns
+//!    (`estimate --discrete`) asks only when nothing was declared; `features` and `matrix`
+//!    detect them instead ([`crate::data::kinds`]).
 
+use crate::data::kinds::{DISCRETE_MAX_LEVELS, integer_levels};
 use crate::error::describe_constant;
 pub use crate::error::{Column, Constant, InputError, Row, Side};
 use nalgebra::{DMatrix, DMatrixView};
@@ -67,6 +75,9 @@ pub struct Rules {
     /// How the caller spells the option that drops them (`--drop-constant`,
     /// `drop_constant=True`), for the refusal's sentence; `None` where there is no such option.
     pub drop_option: Option<String>,
+    /// Note columns that look like class labels ([`Note::LabelLike`]), ending the note with
+    /// these words: what to do about it on the caller's surface. `None`: no such notes.
+    pub label_hint: Option<String>,
 }
 
 /// Something about the data the caller should show, without refusing it.
@@ -90,6 +101,16 @@ pub enum Note {
         /// Its first value: 0 or 1.
         start: u8,
     },
+    /// Columns of an input with at most [`DISCRETE_MAX_LEVELS`] distinct whole-number values,
+    /// read as numbers ([`Rules::label_hint`]).
+    LabelLike {
+        /// Which input.
+        side: Side,
+        /// The columns and their numbers of distinct values.
+        columns: Vec<(Column, usize)>,
+        /// What to do if they are labels, in the caller's words.
+        hint: String,
+    },
 }
 
 impl Note {
@@ -98,6 +119,7 @@ impl Note {
         match self {
             Note::DroppedConstant { .. } => "dropped-constant",
             Note::IndexColumn { .. } => "index-column",
+            Note::LabelLike { .. } => "label-like",
         }
     }
 }
@@ -111,6 +133,23 @@ impl std::fmt::Display for Note {
                 "{column} counts {} like the index pandas' to_csv() writes (use index=False); it is included in {side}",
                 if *start == 0 { "0, 1, 2, …" } else { "1, 2, 3, …" }
             ),
+            Note::LabelLike { side, columns, hint } => {
+                const SHOWN: usize = 4;
+                let listed: Vec<String> =
+                    columns.iter().take(SHOWN).map(|(c, levels)| format!("{c}: {levels} values")).collect();
+                let more = columns.len().saturating_sub(SHOWN);
+                let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+                let (what, verb, labels) = if columns.len() == 1 {
+                    ("column", "is", "it is a class label")
+                } else {
+                    ("columns", "are", "they are class labels")
+                };
+                write!(
+                    f,
+                    "{what} of {side} with few distinct whole-number values ({}{tail}) {verb} read as numbers; if {labels}, {hint}",
+                    listed.join(", ")
+                )
+            }
         }
     }
 }
@@ -192,6 +231,21 @@ pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, Inp
             notes.push(note);
         }
     }
+    if let Some(hint) = &rules.label_hint {
+        for (side, used, input) in [(Side::X, &ux, x), (Side::Y, &uy, y)] {
+            let columns: Vec<(Column, usize)> = used
+                .iter()
+                .filter_map(|&j| {
+                    let levels = integer_levels(input.values.column(j).iter().copied(), DISCRETE_MAX_LEVELS)?;
+                    // Values seen twice on average: ties, not a short column of distinct numbers.
+                    (2 * levels <= input.values.nrows()).then(|| (input.columns[j].clone(), levels))
+                })
+                .collect();
+            if !columns.is_empty() {
+                notes.push(Note::LabelLike { side, columns, hint: hint.clone() });
+            }
+        }
+    }
     let names = |used: &[usize], input: &Input<'_>| used.iter().map(|&j| input.columns[j].clone()).collect();
     Ok(Checked { x_columns: names(&ux, x), y_columns: names(&uy, y), x: ux, y: uy, notes })
 }
@@ -267,7 +321,7 @@ mod tests {
             e.to_string(),
             "constant columns carry no information: x: column 0 ('0') = 2; y: column 0 ('a') = 2; leave them out"
         );
-        let drop = Rules { drop_constant: true, drop_option: None };
+        let drop = Rules { drop_constant: true, ..Rules::default() };
         let ok = check(&input(&k), &input(&good), &drop).unwrap();
         assert_eq!((ok.x, ok.y.len(), ok.notes[0].code()), (vec![1], 2, "dropped-constant"));
     }
@@ -282,6 +336,28 @@ mod tests {
         assert_eq!(
             ok.notes[0].to_string(),
             "column 0 ('Unnamed: 0') counts 1, 2, 3, … like the index pandas' to_csv() writes (use index=False); it is included in x"
+        );
+    }
+
+    #[test]
+    fn label_like_columns_are_noted_only_when_asked() {
+        // x: a 3-level class code, a 0/1 flag and a measurement; y: 12 whole-number levels
+        // (more than DISCRETE_MAX_LEVELS) and a fraction.
+        let m = DMatrix::from_fn(24, 3, |i, j| match j {
+            0 => (i % 3) as f64,
+            1 => (i % 2) as f64,
+            _ => i as f64 * 0.37,
+        });
+        let y = DMatrix::from_fn(24, 2, |i, j| if j == 0 { (i % 12) as f64 } else { i as f64 + 0.5 });
+        let x = Input::named(m.as_view(), &["class".into(), "flag".into(), "size".into()]);
+        assert!(check(&x, &input(&y), &Rules::default()).unwrap().notes.is_empty());
+        let asked = Rules { label_hint: Some("say so".into()), ..Rules::default() };
+        let ok = check(&x, &input(&y), &asked).unwrap();
+        assert_eq!(ok.notes.len(), 1, "{:?}", ok.notes);
+        assert_eq!(ok.notes[0].code(), "label-like");
+        assert_eq!(
+            ok.notes[0].to_string(),
+            "columns of x with few distinct whole-number values (column 0 ('class'): 3 values, column 1 ('flag'): 2 values) are read as numbers; if they are class labels, say so"
         );
     }
 }

@@ -4,7 +4,7 @@ use super::classical::{CiTestConfig, ConditionalSpec, ci_test};
 use super::neural::{TraceRow, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
-use super::{Estimate, EstimatorSpec, Kind, Settings};
+use super::{Estimate, EstimatorSpec, Kind, Settings, Warning, WarningCode};
 use crate::error::{Error, Result};
 use crate::train::Progress;
 use nalgebra::DMatrixView;
@@ -33,7 +33,7 @@ pub struct Comparison {
     /// test with `dim_z`).
     pub dependence_test: Option<PermutationTest>,
     /// Diagnostics that concern several estimates (bounds crossing).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The self-consistency checks of the headline estimator, when asked for
     /// ([`Comparison::with_self_check`]).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -70,7 +70,8 @@ impl Comparison {
         let estimator = EstimatorSpec::resolve(specs, x.ncols(), y.ncols())[i].build(settings)?;
         let check = self_check(estimator.as_ref(), &self.estimates[i], x, y, seed)?;
         for f in &check.failures {
-            self.warnings.push(format!("self-check of {}: {f}; do not trust it on this data", self.estimates[i].label));
+            let message = format!("self-check of {}: {f}; do not trust it on this data", self.estimates[i].label);
+            self.warnings.push(Warning::new(WarningCode::SelfCheck, message));
         }
         self.selfcheck = Some(check);
         Ok(self)
@@ -205,7 +206,7 @@ pub fn compare(
 /// ones (below 0, or below the headline lower bound), the classical cross-check, intervals too
 /// wide for `n` rows, and lower bounds above upper bounds. `estimates` are in the order of
 /// `specs`.
-fn diagnostics(specs: &[EstimatorSpec], estimates: &[Estimate], dx: usize, dy: usize, n: usize) -> Vec<String> {
+fn diagnostics(specs: &[EstimatorSpec], estimates: &[Estimate], dx: usize, dy: usize, n: usize) -> Vec<Warning> {
     debug_assert_eq!(specs.len(), estimates.len(), "resolved specs, one per estimate");
     let headline = estimates.iter().find(|e| e.kind == Kind::Lower);
     let (mut warnings, flagged) = impossible_upper_bounds(estimates, headline);
@@ -217,20 +218,24 @@ fn diagnostics(specs: &[EstimatorSpec], estimates: &[Estimate], dx: usize, dy: u
 
 /// A warning for each upper bound below 0 or below the headline lower bound, and the names of
 /// the estimators so flagged.
-fn impossible_upper_bounds(estimates: &[Estimate], headline: Option<&Estimate>) -> (Vec<String>, Vec<String>) {
+fn impossible_upper_bounds(estimates: &[Estimate], headline: Option<&Estimate>) -> (Vec<Warning>, Vec<String>) {
     let (mut warnings, mut flagged) = (Vec::new(), Vec::new());
     for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact) {
         if up.value < 0.0 {
-            warnings.push(format!(
+            let message = format!(
                 "{} ({:.3}) is below 0, which no upper bound on MI can be: its conditional model q(y|x) is too poor here — ignore it",
                 up.label, up.value
-            ));
+            );
+            warnings.push(Warning::new(WarningCode::InvalidUpperBound, message).with("upper", up.value));
             flagged.push(up.estimator.clone());
         } else if let Some(lo) = headline.filter(|lo| up.value < lo.value) {
-            warnings.push(format!(
+            let message = format!(
                 "{} ({:.3}) lies below the lower bound {} ({:.3}): it is not an upper bound on this data (its conditional model q(y|x) is too poor) — trust the lower bound, not it",
                 up.label, up.value, lo.label, lo.value
-            ));
+            );
+            warnings.push(
+                Warning::new(WarningCode::InvalidUpperBound, message).with("upper", up.value).with("lower", lo.value),
+            );
             flagged.push(up.estimator.clone());
         }
     }
@@ -246,7 +251,7 @@ fn cross_check(
     headline: Option<&Estimate>,
     dx: usize,
     dy: usize,
-) -> Option<String> {
+) -> Option<Warning> {
     let with_spec = |want: fn(&EstimatorSpec) -> bool| specs.iter().zip(estimates).find(|(s, _)| want(s));
     let (check_spec, c) = with_spec(|s| matches!(s, EstimatorSpec::Ksg { .. }))
         .or_else(|| with_spec(|s| matches!(s, EstimatorSpec::Copula)))?;
@@ -265,23 +270,27 @@ fn cross_check(
     } else {
         "one of them is biased here; compare more estimators".to_string()
     };
-    Some(format!(
+    let message = format!(
         "cross-check: {} ({:.3} [{:.3}, {:.3}]) and {} ({:.3} [{:.3}, {:.3}]) disagree by more than their intervals allow; {hint}",
         h.label, h.value, h.interval.low, h.interval.high, c.label, c.value, c.interval.low, c.interval.high
-    ))
+    );
+    Some(Warning::new(WarningCode::CrossCheck, message).with("headline", h.value).with("cross_check", c.value))
 }
 
 /// A warning for each lower bound whose interval lies above an upper bound's (one not already
 /// flagged by [`impossible_upper_bounds`]).
-fn crossing_bounds(estimates: &[Estimate], flagged: &[String]) -> Vec<String> {
+fn crossing_bounds(estimates: &[Estimate], flagged: &[String]) -> Vec<Warning> {
     let mut warnings = Vec::new();
     for lo in estimates.iter().filter(|e| e.kind == Kind::Lower) {
         for up in estimates.iter().filter(|e| e.kind == Kind::UpperIfExact && !flagged.contains(&e.estimator)) {
             if lo.interval.low > up.interval.high {
-                warnings.push(format!(
+                let message = format!(
                     "bounds cross: the lower bound {} ({:.3}) lies above the upper bound {} ({:.3}); the conditional model q(y|x) is probably too poor — trust neither",
                     lo.label, lo.value, up.label, up.value
-                ));
+                );
+                warnings.push(
+                    Warning::new(WarningCode::BoundsCross, message).with("lower", lo.value).with("upper", up.value),
+                );
             }
         }
     }
@@ -290,7 +299,7 @@ fn crossing_bounds(estimates: &[Estimate], flagged: &[String]) -> Vec<String> {
 
 /// A warning for each estimate whose interval is wider than `ln n`: no estimate from `n` rows can
 /// resolve more than about `log n` nats of spread.
-fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<String> {
+fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
     let ln_n = (n as f64).ln();
     estimates
         .iter()
@@ -300,10 +309,11 @@ fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<String> {
             width > ln_n || width.is_nan()
         })
         .map(|e| {
-            format!(
+            let message = format!(
                 "{}: the 95 % interval [{:.3}, {:.3}] is wider than log n = {ln_n:.2} nats, more than {n} rows can support; the estimate is not informative",
                 e.label, e.interval.low, e.interval.high
-            )
+            );
+            Warning::new(WarningCode::WideInterval, message).with("width", e.interval.high - e.interval.low)
         })
         .collect()
 }
@@ -359,23 +369,30 @@ mod tests {
         let copula = est("copula", Kind::Estimate, 0.5, 0.45, 0.55);
         // Headline below the check: the lower-bound hint, whichever check.
         let w = diagnostics(&specs("infonce,ksg"), &[lo(0.1), ksg.clone()], 20, 20, 1000);
-        assert!(w.len() == 1 && w[0].contains("INFONCE is a lower bound"), "{w:?}");
+        assert!(w.len() == 1 && w[0].message.contains("INFONCE is a lower bound"), "{w:?}");
+        assert_eq!(
+            (w[0].code, w[0].values["headline"], w[0].values["cross_check"]),
+            (WarningCode::CrossCheck, 0.1, 0.5)
+        );
         // Above KSG in 40 dimensions: KSG's downward bias; in 4 dimensions: no such excuse.
         let w = diagnostics(&specs("infonce,ksg"), &[lo(2.0), ksg.clone()], 20, 20, 1000);
-        assert!(w.len() == 1 && w[0].contains("KSG underestimates in high dimension (20 + 20 here)"), "{w:?}");
+        assert!(w.len() == 1 && w[0].message.contains("KSG underestimates in high dimension (20 + 20 here)"), "{w:?}");
         let w = diagnostics(&specs("infonce,ksg"), &[lo(2.0), ksg.clone()], 2, 2, 1000);
-        assert!(w.len() == 1 && w[0].contains("one of them is biased here"), "{w:?}");
+        assert!(w.len() == 1 && w[0].message.contains("one of them is biased here"), "{w:?}");
         // Without KSG, the copula estimate is the check; with both, KSG is, wherever listed.
         let w = diagnostics(&specs("infonce,copula"), &[lo(2.0), copula.clone()], 20, 20, 1000);
-        assert!(w.len() == 1 && w[0].contains("sees only Gaussian-copula"), "{w:?}");
+        assert!(w.len() == 1 && w[0].message.contains("sees only Gaussian-copula"), "{w:?}");
         let w = diagnostics(&specs("infonce,copula,ksg"), &[lo(2.0), copula.clone(), ksg.clone()], 20, 20, 1000);
-        assert!(w.len() == 1 && w[0].contains("and KSG:K=5 (0.500"), "{w:?}");
+        assert!(w.len() == 1 && w[0].message.contains("and KSG:K=5 (0.500"), "{w:?}");
         // Overlapping intervals, or a NaN interval, disagree with nothing.
         assert!(diagnostics(&specs("infonce,ksg"), &[lo(0.6), ksg.clone()], 20, 20, 1000).is_empty());
         let nan = est("infonce", Kind::Lower, f64::NAN, f64::NAN, f64::NAN);
         let w = diagnostics(&specs("infonce,ksg"), &[nan, ksg], 20, 20, 1000);
-        assert!(w.iter().all(|w| !w.starts_with("cross-check")), "{w:?}");
-        assert!(w.iter().any(|w| w.contains("wider than log n")), "a NaN interval is flagged as uninformative: {w:?}");
+        assert!(w.iter().all(|w| w.code != WarningCode::CrossCheck), "{w:?}");
+        assert!(
+            w.iter().any(|w| w.code == WarningCode::WideInterval && w.message.contains("wider than log n")),
+            "a NaN interval is flagged as uninformative: {w:?}"
+        );
     }
 
     #[test]
@@ -386,13 +403,14 @@ mod tests {
         let w = diagnostics(&specs("infonce,l1out,club"), &[lo.clone(), below_zero, below_lower], 2, 2, 1000);
         // Each upper bound once, in the order of the estimates: not also as a crossing.
         assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].starts_with("L1OUT (-0.200) is below 0"), "{w:?}");
-        assert!(w[1].starts_with("CLUB (0.800) lies below the lower bound INFONCE"), "{w:?}");
+        assert!(w[0].message.starts_with("L1OUT (-0.200) is below 0"), "{w:?}");
+        assert!(w[1].message.starts_with("CLUB (0.800) lies below the lower bound INFONCE"), "{w:?}");
         // An upper bound above the lower bound's value whose interval still lies below the
         // lower bound's interval: a crossing, after the wide-interval warnings.
         let crossed = est("club", Kind::UpperIfExact, 1.05, 0.0, 0.85);
         let w = diagnostics(&specs("infonce,club"), &[lo, crossed], 2, 2, 1000);
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].starts_with("bounds cross: the lower bound INFONCE"), "{w:?}");
+        assert!(w[0].message.starts_with("bounds cross: the lower bound INFONCE"), "{w:?}");
+        assert_eq!(w[0].code, WarningCode::BoundsCross);
     }
 }

@@ -9,7 +9,7 @@
 //!   spirit of McAllester & Stratos 2020). It sees dependence that no pair of per-variable maps
 //!   turns into a Gaussian correlation (a shared scale, as in a multivariate Student-t).
 
-use super::{Diagnostics, Estimate, Estimator, Interval, Kind, check_inputs};
+use super::{Diagnostics, Estimate, Estimator, Interval, Kind, Warning, WarningCode, check_inputs};
 use crate::error::Result;
 use crate::flows::{FitConfig, FitReport, GaussianisationConfig, Stop, entropy_difference, estimate};
 use nalgebra::{DMatrix, DMatrixView};
@@ -62,16 +62,14 @@ impl Estimator for FlowGaussian {
         let mut d = Diagnostics { steps: Some(r.fit.steps), ..Default::default() };
         if let Stop::Diverged { step, what } = &r.fit.stop {
             d.diverged = true;
-            d.warnings.push(format!(
+            let message = format!(
                 "diverged at step {step} ({what}); the last validated parameters (step {}) are used",
                 r.fit.best_step
-            ));
+            );
+            d.warnings.push(Warning::new(WarningCode::Diverged, message).with("step", *step as f64));
         }
         if r.train_mi - r.mi > (high - low).max(0.05) {
-            d.warnings.push(format!(
-                "the flows overfit: the training rows read {:.3}, the held-out rows {:.3}",
-                r.train_mi, r.mi
-            ));
+            d.warnings.push(overfit(r.train_mi, r.mi));
         }
         for (k, v) in [
             ("initial_mi", r.initial_mi),
@@ -138,10 +136,7 @@ impl Estimator for FlowEntropy {
             note_fit(&mut d, which, f, cfg.fit.max_steps);
         }
         if r.train_mi - r.mi > (2.0 * half).max(0.05) {
-            d.warnings.push(format!(
-                "the flows overfit: the training rows read {:.3}, the held-out rows {:.3}",
-                r.train_mi, r.mi
-            ));
+            d.warnings.push(overfit(r.train_mi, r.mi));
         }
         let (hx, hy, hxy) = r.cross_entropies;
         for (k, v) in [("train_mi", r.train_mi), ("se", r.se), ("h_x", hx), ("h_y", hy), ("h_xy", hxy)] {
@@ -194,17 +189,25 @@ impl Run {
     }
 }
 
+/// The flows read more on their training rows than on the held-out rows.
+fn overfit(train_mi: f64, held_out: f64) -> Warning {
+    let message = format!("the flows overfit: the training rows read {train_mi:.3}, the held-out rows {held_out:.3}");
+    Warning::new(WarningCode::Overfit, message).with("train_mi", train_mi).with("held_out_mi", held_out)
+}
+
 /// Warnings for one of the three fits: divergence, and a fit still improving at its last step.
 fn note_fit(d: &mut Diagnostics, which: &str, f: &FitReport, max_steps: u64) {
     if let Stop::Diverged { step, what } = &f.stop {
         d.diverged = true;
-        d.warnings.push(format!(
+        let message = format!(
             "the {which} flow diverged at step {step} ({what}); its last validated parameters (step {}) are used",
             f.best_step
-        ));
+        );
+        d.warnings.push(Warning::new(WarningCode::Diverged, message).with("step", *step as f64));
     } else if f.stop == Stop::MaxSteps && f.best_step == max_steps {
-        d.warnings.push(format!(
+        let message = format!(
             "the {which} flow was still improving at its last step ({max_steps}); more steps may change the estimate"
-        ));
+        );
+        d.warnings.push(Warning::new(WarningCode::NotConverged, message).with("max_steps", max_steps as f64));
     }
 }

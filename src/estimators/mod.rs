@@ -45,6 +45,7 @@ pub mod neural;
 pub mod selfcheck;
 pub mod significance;
 mod spec;
+mod warning;
 
 pub use crate::bounds::BoundKind as Kind;
 pub use compare::{Comparison, Unit, compare, compare_given};
@@ -52,6 +53,7 @@ pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
 pub use spec::{DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, LOW_DIMENSION, Options, Settings};
+pub use warning::{Warning, WarningCode};
 
 use crate::error::Result;
 use nalgebra::DMatrixView;
@@ -103,8 +105,8 @@ impl Interval {
 /// What happened while estimating, beyond the value.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostics {
-    /// Warnings in words: not converged, diverged, at a ceiling, too few rows, …
-    pub warnings: Vec<String>,
+    /// Warnings: not converged, diverged, at a ceiling, too few rows, … ([`Warning`]).
+    pub warnings: Vec<Warning>,
     /// Training steps taken (summed over folds), for estimators that train.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub steps: Option<u64>,

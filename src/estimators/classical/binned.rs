@@ -18,7 +18,7 @@
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::{Core, run};
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, Warning, WarningCode, check_inputs};
 use nalgebra::DMatrixView;
 use std::collections::HashMap;
 
@@ -141,7 +141,13 @@ impl Estimator for Binned {
         let bins = self.bins.unwrap_or_else(|| default_bins(x.nrows(), d));
         let mut warnings = Vec::new();
         if d > 4 {
-            warnings.push(format!("binning in {d} dimensions: {bins}^{d} cells, expect a large bias"));
+            warnings.push(
+                Warning::new(
+                    WarningCode::HighDimension,
+                    format!("binning in {d} dimensions: {bins}^{d} cells, expect a large bias"),
+                )
+                .with("dimensions", d as f64),
+            );
         }
         let settings = serde_json::json!({
             "bins": bins,

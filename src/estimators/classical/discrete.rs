@@ -30,7 +30,7 @@ use super::interval::DEFAULT_SUBSAMPLES;
 use super::{Core, run};
 use crate::data::kinds::codes;
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, Warning, WarningCode, check_inputs};
 use nalgebra::DMatrixView;
 use std::collections::HashMap;
 
@@ -140,10 +140,11 @@ impl Estimator for Discrete {
             let mut warnings = Vec::new();
             let per_cell = a.nrows() as f64 / kxy as f64;
             if per_cell < 5.0 {
-                warnings.push(format!(
+                let message = format!(
                     "{kxy} occupied (x, y) cells for {} rows ({per_cell:.1} rows per cell): the plug-in and its correction are unreliable with fewer than 5 rows per cell",
                     a.nrows()
-                ));
+                );
+                warnings.push(Warning::new(WarningCode::SparseCells, message).with("rows_per_cell", per_cell));
             }
             Ok(Core {
                 value,

@@ -27,7 +27,7 @@
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::{Core, digamma, run};
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, Warning, WarningCode, check_inputs};
 use nalgebra::{DMatrix, DMatrixView};
 use statrs::distribution::{ContinuousCDF, Normal};
 
@@ -203,7 +203,7 @@ impl Estimator for Gaussian {
 pub const HEAVY_TAIL_KURTOSIS: f64 = 10.0;
 
 /// One warning naming the columns whose excess kurtosis exceeds [`HEAVY_TAIL_KURTOSIS`].
-fn heavy_tail_warnings(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Option<String> {
+fn heavy_tail_warnings(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Option<Warning> {
     let mut heavy = Vec::new();
     for (name, m) in [("x", x), ("y", y)] {
         for (j, c) in m.column_iter().enumerate() {
@@ -215,10 +215,11 @@ fn heavy_tail_warnings(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Opti
         }
     }
     (!heavy.is_empty()).then(|| {
-        format!(
+        let message = format!(
             "heavy tails: excess kurtosis above {HEAVY_TAIL_KURTOSIS} in {} (a normal column has 0); the Gaussian (CCA) estimate rests on a few extreme rows and can be far off in either direction; the copula estimate (ranks) and the neural estimates (copula marginals) are not affected",
             heavy.join(", ")
-        )
+        );
+        Warning::new(WarningCode::HeavyTails, message)
     })
 }
 

@@ -54,7 +54,7 @@ pub struct Subsampled {
     /// `mean(δ_b)`: how much the estimate moves from `n` to `m` rows, rescaled.
     pub shift: f64,
     /// Why there is no interval, when there is none.
-    pub warning: Option<String>,
+    pub warning: Option<crate::estimators::Warning>,
 }
 
 /// The interval of the module docs for `value = estimate(x, y)`, from `subsamples` half-samples
@@ -76,7 +76,10 @@ pub fn subsampling_interval(
         values: Vec::new(),
         sd: f64::NAN,
         shift: f64::NAN,
-        warning: Some(format!("no interval: {why}")),
+        warning: Some(crate::estimators::Warning::new(
+            crate::estimators::WarningCode::FewRows,
+            format!("no interval: {why}"),
+        )),
     };
     if subsamples < 2 {
         return Ok(none(format!("{subsamples} subsamples requested")));

@@ -41,7 +41,7 @@ use super::knn::{self, Norm};
 use super::{Core, digamma, digamma_table, row_major, run};
 use crate::data::rng;
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, Warning, WarningCode, check_inputs};
 use nalgebra::{DMatrix, DMatrixView};
 use rand::RngExt;
 use rand_distr::StandardNormal;
@@ -464,7 +464,10 @@ impl Estimator for Ksg {
         if self.margins == KsgMargins::Standardized {
             let constant = standardize(&mut xm) + standardize(&mut ym);
             if constant > 0 {
-                warnings.push(format!("{constant} constant column(s) left unscaled"));
+                warnings.push(
+                    Warning::new(WarningCode::ConstantColumns, format!("{constant} constant column(s) left unscaled"))
+                        .with("columns", constant as f64),
+                );
             }
         }
         if self.noise > 0.0 {
@@ -474,9 +477,15 @@ impl Estimator for Ksg {
         }
         let d = x.ncols() + y.ncols();
         if d > 10 {
-            warnings.push(format!(
-                "KSG in {d} joint dimensions: expect a large downward bias at high MI (Kraskov et al. 2004, Gao et al. 2015)"
-            ));
+            warnings.push(
+                Warning::new(
+                    WarningCode::HighDimension,
+                    format!(
+                        "KSG in {d} joint dimensions: expect a large downward bias at high MI (Kraskov et al. 2004, Gao et al. 2015)"
+                    ),
+                )
+                .with("dimensions", d as f64),
+            );
         }
         let (k, variant, search) = (self.k, self.variant, self.search);
         let core = move |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| -> Result<Core> {

@@ -275,7 +275,7 @@ pub(crate) fn row_major(m: DMatrixView<'_, f64>) -> Vec<f64> {
 pub(crate) struct Core {
     pub value: f64,
     pub values: Vec<(String, f64)>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
 }
 
 /// An estimator's core as a function of the rows of `x` and `y`.

@@ -8,7 +8,7 @@ use super::plan::{Plan, trainer_bound};
 use crate::bounds::BoundSpec;
 use crate::critics::CriticSpec;
 use crate::error::{Error, Result};
-use crate::estimators::{Diagnostics, Estimate, Interval, Kind};
+use crate::estimators::{Diagnostics, Estimate, Interval, Kind, Warning, WarningCode};
 use crate::optim::AdamConfig;
 use crate::train::mean_std;
 use serde::Serialize;
@@ -19,7 +19,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 pub(super) struct BoundFolds {
     /// Held-out value of each fold.
     pub values: Vec<f64>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     pub steps: u64,
     pub diverged: bool,
     /// Conditional models: log-likelihood gain over the marginal model, per fold.
@@ -113,23 +113,26 @@ pub(super) fn estimate(
         && g <= 0.0
         && b.kind() == Kind::UpperIfExact
     {
-        w.push(format!(
+        let message = format!(
             "{}: upper bound not valid here: q(y|x) fits the held-out rows worse than the marginal model q(y) (log-likelihood gain {g:.3} nats per row); it is not an upper bound on this data",
             b.label()
-        ));
+        );
+        w.push(Warning::new(WarningCode::InvalidUpperBound, message).with("log_likelihood_gain", g));
     }
     if !mean.is_finite() {
-        w.push(format!(
+        let message = format!(
             "{}: the held-out value is not finite (the critic overfits or diverged); it is not an estimate",
             b.label()
-        ));
+        );
+        w.push(Warning::new(WarningCode::NotFinite, message));
     }
     let log_n = (plan.eval_batch as f64).ln();
     if *spec == BoundSpec::InfoNce && mean > log_n - 0.5 {
-        w.push(format!(
+        let message = format!(
             "InfoNCE ({mean:.3}) is at its ceiling log N = {log_n:.3} (N = {} rows per test batch): the true MI may be much higher; raise --batch, add data or rely on the other estimators",
             plan.eval_batch
-        ));
+        );
+        w.push(Warning::new(WarningCode::AtCeiling, message).with("value", mean).with("ceiling", log_n));
     }
     let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
     let settings = NeuralSettings {

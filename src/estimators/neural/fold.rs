@@ -11,6 +11,7 @@ use super::plan::{CriticGroup, FoldRows, Plan};
 use crate::bounds::{Bound, BoundSpec};
 use crate::critics::{Critic, CriticSpec, Init};
 use crate::error::Result;
+use crate::estimators::{Warning, WarningCode};
 use crate::optim::{Adam, AdamConfig};
 use crate::rng::rng;
 use crate::train::{
@@ -29,7 +30,7 @@ pub(super) struct GroupOutcome {
     /// `(bound index, held-out value)`.
     pub values: Vec<(usize, f64)>,
     pub trace: Vec<TraceRow>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     pub steps: u64,
     pub diverged: bool,
     /// For a conditional model: held-out mean `log q(y|x)` minus that of the marginal model.
@@ -94,17 +95,19 @@ impl<'a> Fold<'a> {
         let mut warnings = Vec::new();
         let diverged = matches!(out.termination, Termination::Diverged { .. });
         if let Termination::Diverged { step, what } = &out.termination {
-            warnings.push(format!(
+            let message = format!(
                 "diverged: the {label} critic of fold {} diverged at step {step} ({what}); its last validated parameters (step {best}) are used",
                 self.index + 1
-            ));
+            );
+            warnings.push(Warning::new(WarningCode::Diverged, message).with("step", *step as f64));
         }
         if out.termination == Termination::MaxSteps && best + self.plan.eval_every >= cfg.max_steps {
-            warnings.push(format!(
+            let message = format!(
                 "not converged: the {label} critic of fold {} was still improving on validation data at the step limit ({}); raise --steps",
                 self.index + 1,
                 cfg.max_steps
-            ));
+            );
+            warnings.push(Warning::new(WarningCode::NotConverged, message).with("max_steps", cfg.max_steps as f64));
         }
         let (values, q_gain) = self.evaluate(&mut kept, group, seed)?;
         Ok(GroupOutcome { values, trace: kept.trace, warnings, steps, diverged, q_gain, choice })

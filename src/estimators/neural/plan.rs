@@ -6,7 +6,7 @@
 use super::config::NeuralConfig;
 use crate::bounds::BoundSpec;
 use crate::error::{Error, Result};
-use crate::estimators::check_inputs;
+use crate::estimators::{Warning, WarningCode, check_inputs};
 use crate::rng::{rng, shuffle};
 use nalgebra::DMatrixView;
 
@@ -47,7 +47,7 @@ pub(super) struct Plan {
     pub eval_every: u64,
     pub groups: Vec<CriticGroup>,
     /// Notes for every estimate (repeated rows, a lowered batch).
-    pub notes: Vec<String>,
+    pub notes: Vec<Warning>,
 }
 
 /// The training objective that trains a bound's critic: bounds with the same key share one.
@@ -85,9 +85,10 @@ pub(super) fn plan(
     let (groups_of_rows, repeats) = folds_by_groups(x, y, cfg.folds, seed);
     let mut notes = Vec::new();
     if repeats > 0 {
-        notes.push(format!(
+        let message = format!(
             "{repeats} of the {n} rows repeat an earlier row exactly; identical rows are kept in the same fold"
-        ));
+        );
+        notes.push(Warning::new(WarningCode::RepeatedRows, message).with("repeated_rows", repeats as f64));
     }
     // The smallest fold's training part (90 % of the rows outside it) and test part.
     let min_test = groups_of_rows.iter().map(Vec::len).min().unwrap_or(0);
@@ -107,11 +108,12 @@ pub(super) fn plan(
     let mut batch = cfg.batch;
     if min_fit < batch {
         batch = 1 << min_fit.ilog2();
-        notes.push(format!(
+        let message = format!(
             "small data set: {n} rows leave {min_fit} training rows per fold, fewer than the batch {}; batch lowered to {batch} (InfoNCE ≤ log N, so estimates above log {batch} = {:.2} nats are out of reach)",
             cfg.batch,
             (batch as f64).ln()
-        ));
+        );
+        notes.push(Warning::new(WarningCode::FewRows, message).with("batch", batch as f64));
     }
     let folds = (0..cfg.folds)
         .map(|f| {

@@ -1,0 +1,125 @@
+//! Warnings as facts: a [`Warning`] is a stable [`WarningCode`] a program can match on, the
+//! numbers behind it, and the sentence a person reads. Estimators and the comparison make them;
+//! the command line prints the sentence, `--json` and the Python bindings give all three
+//! (`{"code", "message", "values"}`).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What a warning is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum WarningCode {
+    /// A training run diverged; its last validated parameters are used.
+    Diverged,
+    /// A training run was still improving at its step limit.
+    NotConverged,
+    /// A flow model fits its training rows much better than held-out ones.
+    Overfit,
+    /// A held-out value is not finite: not an estimate.
+    NotFinite,
+    /// The estimate lies at or near a ceiling it cannot exceed (log N for InfoNCE).
+    AtCeiling,
+    /// Too few rows for the estimator or for its interval.
+    FewRows,
+    /// Rows repeat: held-out rows are not new data.
+    RepeatedRows,
+    /// An upper bound whose conditional model is too poor to bound anything here.
+    InvalidUpperBound,
+    /// A lower bound above an upper bound.
+    BoundsCross,
+    /// The headline and the classical cross-check disagree beyond their intervals.
+    CrossCheck,
+    /// An interval wider than `ln n`.
+    WideInterval,
+    /// The estimator's self-check failed on this data.
+    SelfCheck,
+    /// Heavy-tailed columns, which the Gaussian (CCA) estimate is not robust to.
+    HeavyTails,
+    /// The estimator is known to be biased at this dimension.
+    HighDimension,
+    /// Constant columns were left as they are.
+    ConstantColumns,
+    /// Too few rows per cell of a discrete table.
+    SparseCells,
+    /// Anything else a setting or a stage had to say.
+    Other,
+}
+
+impl WarningCode {
+    /// The code as `--json` writes it (`cross-check`, `not-converged`).
+    pub fn name(self) -> &'static str {
+        match self {
+            WarningCode::Diverged => "diverged",
+            WarningCode::NotConverged => "not-converged",
+            WarningCode::Overfit => "overfit",
+            WarningCode::NotFinite => "not-finite",
+            WarningCode::AtCeiling => "at-ceiling",
+            WarningCode::FewRows => "few-rows",
+            WarningCode::RepeatedRows => "repeated-rows",
+            WarningCode::InvalidUpperBound => "invalid-upper-bound",
+            WarningCode::BoundsCross => "bounds-cross",
+            WarningCode::CrossCheck => "cross-check",
+            WarningCode::WideInterval => "wide-interval",
+            WarningCode::SelfCheck => "self-check",
+            WarningCode::HeavyTails => "heavy-tails",
+            WarningCode::HighDimension => "high-dimension",
+            WarningCode::ConstantColumns => "constant-columns",
+            WarningCode::SparseCells => "sparse-cells",
+            WarningCode::Other => "other",
+        }
+    }
+}
+
+/// One warning: its code, the numbers behind it (named), and its sentence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    /// What it is about.
+    pub code: WarningCode,
+    /// The sentence, for people.
+    pub message: String,
+    /// The numbers behind it (`value`, `ceiling`, `rows`, …).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub values: BTreeMap<String, f64>,
+}
+
+impl Warning {
+    /// A warning with its code and sentence and no numbers yet.
+    pub fn new(code: WarningCode, message: impl Into<String>) -> Self {
+        Warning { code, message: message.into(), values: BTreeMap::new() }
+    }
+
+    /// The same warning with the number `name` = `value`.
+    pub fn with(mut self, name: &str, value: f64) -> Self {
+        self.values.insert(name.into(), value);
+        self
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warning_is_its_sentence_in_text_and_code_message_values_in_json() {
+        let w = Warning::new(WarningCode::CrossCheck, "they disagree").with("headline", 0.5);
+        assert_eq!(w.to_string(), "they disagree");
+        let v = serde_json::to_value(&w).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"code": "cross-check", "message": "they disagree", "values": {"headline": 0.5}})
+        );
+        assert_eq!(serde_json::from_value::<Warning>(v).unwrap(), w);
+        // The JSON code and `name()` are one spelling.
+        for c in [WarningCode::NotConverged, WarningCode::InvalidUpperBound, WarningCode::FewRows] {
+            assert_eq!(serde_json::to_value(c).unwrap(), serde_json::json!(c.name()));
+        }
+    }
+}
