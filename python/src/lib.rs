@@ -15,7 +15,7 @@ use mibound::data::{Task, rng};
 use mibound::error::Error;
 use mibound::estimators::classical::{
     CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise,
-    feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix,
+    feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix, reads_labels,
 };
 use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{
@@ -324,7 +324,8 @@ impl Call {
         let rules = rules::Rules {
             drop_constant,
             drop_option: Some("drop_constant=True".into()),
-            label_hint: Some(LABEL_HINT.into()),
+            // As the command line: only when an estimator asked for reads values as numbers.
+            label_hint: specs.iter().any(|s| !reads_labels(s)).then(|| LABEL_HINT.into()),
         };
         Ok(Call { specs, seed, unit, settings, rules })
     }

@@ -228,7 +228,7 @@ pub(super) fn run_and_report(
 }
 
 /// What `estimate` tells a user whose columns look like class labels.
-const LABEL_HINT: &str = "declare them with --discrete and use an estimator for labels (discrete, ross, mixed-ksg)";
+const LABEL_HINT: &str = "say so with --discrete and use an estimator for labels (discrete, ross, mixed-ksg)";
 
 /// `mibound estimate`: the options are checked before the files are read. Columns named by
 /// `discrete` (`--discrete`) are labels: an estimator that would read them as numbers is refused
@@ -243,8 +243,9 @@ pub fn estimate(
 ) -> Result<()> {
     let cfg = config(opts)?;
     input.csv()?;
-    // Nothing declared: say which columns look like labels read as numbers.
-    let hint = discrete.is_none().then_some(LABEL_HINT);
+    // Nothing declared and an estimator that reads numbers: say which columns look like labels.
+    let numbers = cfg.0.iter().any(|s| !crate::estimators::classical::reads_labels(s));
+    let hint = (discrete.is_none() && numbers).then_some(LABEL_HINT);
     let l = load_xy_named(files, input, hint)?;
     super::features::check_estimators(&cfg.0, &l, discrete)?;
     run_and_report(&l.x, &l.y, &cfg, opts.seed, unit, output)

@@ -359,5 +359,15 @@ mod tests {
             ok.notes[0].to_string(),
             "columns of x with few distinct whole-number values (column 0 ('class'): 3 values, column 1 ('flag'): 2 values) are read as numbers; if they are class labels, say so"
         );
+        // Ten distinct values in 19 rows are not each seen twice on average; in 20 rows they are.
+        for (rows, noted) in [(19, false), (20, true)] {
+            let m = DMatrix::from_fn(rows, 1, |i, _| (i % 10) as f64);
+            let ok = check(&input(&m), &input(&y.rows(0, rows).into_owned()), &asked).unwrap();
+            assert_eq!(ok.notes.iter().any(|n| n.code() == "label-like"), noted, "{rows} rows: {:?}", ok.notes);
+        }
+        // Six label-like columns: four named, the rest counted.
+        let six = DMatrix::from_fn(24, 6, |i, j| ((i + j) % 2) as f64);
+        let ok = check(&input(&six), &input(&y), &asked).unwrap();
+        assert!(ok.notes[0].to_string().contains("column 3 ('3'): 2 values and 2 more) are read"), "{}", ok.notes[0]);
     }
 }

@@ -43,8 +43,8 @@ pub enum WarningCode {
     ConstantColumns,
     /// Too few rows per cell of a discrete table.
     SparseCells,
-    /// Anything else a setting or a stage had to say.
-    Other,
+    /// No interval could be computed (a setting asked for none, or too few rows for one).
+    NoInterval,
 }
 
 impl WarningCode {
@@ -67,9 +67,30 @@ impl WarningCode {
             WarningCode::HighDimension => "high-dimension",
             WarningCode::ConstantColumns => "constant-columns",
             WarningCode::SparseCells => "sparse-cells",
-            WarningCode::Other => "other",
+            WarningCode::NoInterval => "no-interval",
         }
     }
+
+    /// Every code, in declaration order.
+    pub const ALL: [WarningCode; 17] = [
+        WarningCode::Diverged,
+        WarningCode::NotConverged,
+        WarningCode::Overfit,
+        WarningCode::NotFinite,
+        WarningCode::AtCeiling,
+        WarningCode::FewRows,
+        WarningCode::RepeatedRows,
+        WarningCode::InvalidUpperBound,
+        WarningCode::BoundsCross,
+        WarningCode::CrossCheck,
+        WarningCode::WideInterval,
+        WarningCode::SelfCheck,
+        WarningCode::HeavyTails,
+        WarningCode::HighDimension,
+        WarningCode::ConstantColumns,
+        WarningCode::SparseCells,
+        WarningCode::NoInterval,
+    ];
 }
 
 /// One warning: its code, the numbers behind it (named), and its sentence.
@@ -79,8 +100,9 @@ pub struct Warning {
     pub code: WarningCode,
     /// The sentence, for people.
     pub message: String,
-    /// The numbers behind it (`value`, `ceiling`, `rows`, …).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    /// The numbers behind it (`value`, `ceiling`, `headline`, …; estimates in nats whatever
+    /// unit the table prints), possibly none.
+    #[serde(default)]
     pub values: BTreeMap<String, f64>,
 }
 
@@ -117,9 +139,14 @@ mod tests {
             serde_json::json!({"code": "cross-check", "message": "they disagree", "values": {"headline": 0.5}})
         );
         assert_eq!(serde_json::from_value::<Warning>(v).unwrap(), w);
-        // The JSON code and `name()` are one spelling.
-        for c in [WarningCode::NotConverged, WarningCode::InvalidUpperBound, WarningCode::FewRows] {
+        // Without numbers `values` is still there, empty.
+        let bare = serde_json::to_value(Warning::new(WarningCode::SelfCheck, "s")).unwrap();
+        assert_eq!(bare, serde_json::json!({"code": "self-check", "message": "s", "values": {}}));
+        // The JSON code and `name()` are one spelling, for every code, and no two codes share one.
+        let mut names = std::collections::BTreeSet::new();
+        for c in WarningCode::ALL {
             assert_eq!(serde_json::to_value(c).unwrap(), serde_json::json!(c.name()));
+            assert!(names.insert(c.name()), "{} twice", c.name());
         }
     }
 }

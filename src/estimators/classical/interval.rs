@@ -77,7 +77,7 @@ pub fn subsampling_interval(
         sd: f64::NAN,
         shift: f64::NAN,
         warning: Some(crate::estimators::Warning::new(
-            crate::estimators::WarningCode::FewRows,
+            crate::estimators::WarningCode::NoInterval,
             format!("no interval: {why}"),
         )),
     };

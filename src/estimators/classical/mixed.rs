@@ -278,6 +278,12 @@ impl Estimator for MixedKsg {
     }
 }
 
+/// Whether `spec` is an estimator for labels (`discrete`, `ross`, `mixed-ksg`), which reads a
+/// discrete column as categories; every other estimator reads values as numbers.
+pub fn reads_labels(spec: &EstimatorSpec) -> bool {
+    matches!(spec, EstimatorSpec::Discrete { .. } | EstimatorSpec::Ross { .. } | EstimatorSpec::MixedKsg { .. })
+}
+
 /// Whether the estimator `spec` can use columns of kinds `x` and `y`: `Ok` or an
 /// [`Error::VariableKind`] whose sentence names a better estimator. The neural, flow, KSG,
 /// Gaussian, copula and binned estimators read every value as a number and refuse a discrete
