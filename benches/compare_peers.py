@@ -157,10 +157,12 @@ def cmd_run(a):
                 if a.no_peers:
                     continue
                 # 3. torch-mist's default
-                out, secs, err = timed([a.python, os.path.join(a.peers, "peer_estimate.py"), "--peer", "torch-mist",
+                out, secs, err = (None, None, None) if a.no_torch_mist else timed([a.python, os.path.join(a.peers, "peer_estimate.py"), "--peer", "torch-mist",
                                         "--x", xs, "--y", ys, "--seed", str(seed), "--threads", str(a.threads)],
                                        a.timeout, env)
-                if err:
+                if a.no_torch_mist:
+                    pass
+                elif err:
                     emit("torch-mist", None, None, err)
                 else:
                     r = json.loads(out.strip().splitlines()[-1])
@@ -317,6 +319,7 @@ def main():
     r.add_argument("--threads", type=int, default=2)
     r.add_argument("--timeout", type=int, default=900, help="seconds per call")
     r.add_argument("--no-peers", action="store_true", help="mibound's two calls only")
+    r.add_argument("--no-torch-mist", action="store_true", help="leave torch-mist out (bmi only)")
     b = sub.add_parser("bmi")
     b.add_argument("--x", required=True)
     b.add_argument("--y", required=True)

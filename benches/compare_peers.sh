@@ -14,7 +14,7 @@
 # default infonce,nwj,dv,mine), OUT (default /tmp/mibound-compare-peers), PEERS_DIR (folder holding
 # peer_estimate.py, default /work/shared/peers/beyond), PEERS_VENV (default
 # ~/.cache/mibound-peers2-venv: torch-mist, benchmark-mi 0.1.3, matplotlib; see PEERS_DIR/README.md
-# and setup.sh there), PEERS=0 (mibound's two calls only, no peers).
+# and setup.sh there), PEERS=0 (mibound's two calls only, no peers), TORCH_MIST=0 (no torch-mist).
 # --quick: 2 tasks, bmi InfoNCE only (a smoke test for CI; peers still run their full defaults).
 # Skips cleanly (exit 0) when the peers' venv or peer_estimate.py is missing.
 set -euo pipefail
@@ -59,6 +59,7 @@ rm -f "$OUT/results.jsonl"
 cp "$MIBOUND" "$OUT/mibound"
 NO_PEERS=()
 [ "${PEERS:-1}" = 0 ] && NO_PEERS=(--no-peers)
+[ "${TORCH_MIST:-1}" = 0 ] && NO_PEERS+=(--no-torch-mist)
 echo "compare_peers: $(date -u '+%F %T UTC'), $("$OUT/mibound" --version 2>/dev/null || echo mibound) \
 (copy of $MIBOUND, sha256 $(sha256sum "$OUT/mibound" | cut -c1-12)), \
 $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); tasks $TASKS; seeds $SEEDS; n $N"

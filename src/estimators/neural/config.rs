@@ -107,7 +107,10 @@ impl Default for NeuralConfig {
     /// critic with 32-d embeddings, a Gaussian q), no weight decay, and as an alternative each
     /// fold chooses by validation among it and [`Alternative::defaults`] (two hidden layers of
     /// 256 with weight decay 0.01, with ReLU and with softplus units); N = 256; 5 folds; at most
-    /// 3000 steps.
+    /// 3000 steps. The critic is chosen once per estimate, on the first fold, after a pilot of
+    /// 500 steps per candidate (docs/results.md, section 8: on the tuning half the same mean
+    /// absolute error as training every candidate to the end, at three seeds, and the demo's
+    /// estimate in half the time).
     ///
     /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
     /// suits dependence spread thinly over many coordinates (a 20-d Gaussian with 2 nats: 1.82,
@@ -136,7 +139,7 @@ impl Default for NeuralConfig {
             eval_every: 0,
             patience: 600,
             alternatives: Alternative::defaults(),
-            pilot_steps: 0,
+            pilot_steps: 500,
             choose_once: true,
             compute: Compute::default(),
         }

@@ -118,8 +118,8 @@ impl<'a> Fold<'a> {
     /// Returns its index, the trained critic and the steps taken by all candidates.
     ///
     /// `candidates` are `(index, critic)` pairs; candidate `i` trains from the same seed whether
-    /// or not the others train beside it, and the returned choice is its index. Candidates
-    /// trained to the end run in parallel.
+    /// or not the others train beside it, and the returned choice is its index. Candidates run
+    /// in parallel (through the pilot, or to the end).
     fn choose(
         &self,
         trainer: BoundSpec,
@@ -135,11 +135,11 @@ impl<'a> Fold<'a> {
             run.advance(pilot)?;
             Ok(run)
         };
-        let mut runs: Vec<CandidateRun<'_>> = if pilot >= cfg.max_steps {
+        // In parallel, to the end or through the pilot: each candidate has its own seed and
+        // state, so the order they run in changes nothing.
+        let mut runs: Vec<CandidateRun<'_>> = {
             use rayon::prelude::*;
             candidates.par_iter().map(start).collect::<Result<_>>()?
-        } else {
-            candidates.iter().map(start).collect::<Result<_>>()?
         };
         let mut steps: u64 = runs.iter().map(|r| r.state.steps()).sum();
         let best = (0..runs.len())
