@@ -5,7 +5,7 @@
 use super::config::{Alternative, NeuralConfig};
 use super::fold::GroupOutcome;
 use super::plan::{Plan, trainer_bound};
-use crate::bounds::BoundSpec;
+use crate::bounds::{Bound, BoundSpec};
 use crate::critics::CriticSpec;
 use crate::error::{Error, Result};
 use crate::estimators::{Diagnostics, Estimate, Interval, Kind, Warning, WarningCode};
@@ -92,7 +92,7 @@ pub struct NeuralSettings {
 /// The estimate of bound `spec` from its folds' values.
 pub(super) fn estimate(
     spec: &BoundSpec,
-    folds: BoundFolds,
+    mut folds: BoundFolds,
     cfg: &NeuralConfig,
     plan: &Plan,
     shape: (usize, usize, usize),
@@ -108,32 +108,8 @@ pub(super) fn estimate(
     let (mean, sd) = mean_std(folds.values.iter().copied());
     let half = q * sd * correction;
     let mut w = plan.notes.clone();
-    w.extend(folds.warnings);
-    if let Some(g) = (!folds.q_gain.is_empty()).then(|| folds.q_gain.iter().sum::<f64>() / folds.q_gain.len() as f64)
-        && g <= 0.0
-        && b.kind() == Kind::UpperIfExact
-    {
-        let message = format!(
-            "{}: upper bound not valid here: q(y|x) fits the held-out rows worse than the marginal model q(y) (log-likelihood gain {g:.3} nats per row); it is not an upper bound on this data",
-            b.label()
-        );
-        w.push(Warning::new(WarningCode::InvalidUpperBound, message).with("log_likelihood_gain", g));
-    }
-    if !mean.is_finite() {
-        let message = format!(
-            "{}: the held-out value is not finite (the critic overfits or diverged); it is not an estimate",
-            b.label()
-        );
-        w.push(Warning::new(WarningCode::NotFinite, message));
-    }
-    let log_n = (plan.eval_batch as f64).ln();
-    if *spec == BoundSpec::InfoNce && mean > log_n - 0.5 {
-        let message = format!(
-            "InfoNCE ({mean:.3}) is at its ceiling log N = {log_n:.3} (N = {} rows per test batch): the true MI may be much higher; raise --batch, add data or rely on the other estimators",
-            plan.eval_batch
-        );
-        w.push(Warning::new(WarningCode::AtCeiling, message).with("value", mean).with("ceiling", log_n));
-    }
+    w.extend(std::mem::take(&mut folds.warnings));
+    w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan.eval_batch));
     let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
     let settings = NeuralSettings {
         bound: spec.to_string(),
@@ -172,4 +148,37 @@ pub(super) fn estimate(
     )
     .with_settings(settings)
     .with_diagnostics(diagnostics))
+}
+
+/// What the folds' mean says about bound `spec` (built as `b`): an upper bound whose
+/// conditional model fits worse than the marginal one (`q_gain`: its log-likelihood gains per
+/// fold), a value that is not finite, InfoNCE at its ceiling `log eval_batch`.
+fn bound_warnings(spec: &BoundSpec, b: &dyn Bound<f32>, q_gain: &[f64], mean: f64, eval_batch: usize) -> Vec<Warning> {
+    let mut w = Vec::new();
+    if let Some(g) = (!q_gain.is_empty()).then(|| q_gain.iter().sum::<f64>() / q_gain.len() as f64)
+        && g <= 0.0
+        && b.kind() == Kind::UpperIfExact
+    {
+        let message = format!(
+            "{}: upper bound not valid here: q(y|x) fits the held-out rows worse than the marginal model q(y) (log-likelihood gain {g:.3} nats per row); it is not an upper bound on this data",
+            b.label()
+        );
+        w.push(Warning::new(WarningCode::InvalidUpperBound, message).with("log_likelihood_gain", g));
+    }
+    if !mean.is_finite() {
+        let message = format!(
+            "{}: the held-out value is not finite (the critic overfits or diverged); it is not an estimate",
+            b.label()
+        );
+        w.push(Warning::new(WarningCode::NotFinite, message));
+    }
+    let log_n = (eval_batch as f64).ln();
+    if *spec == BoundSpec::InfoNce && mean > log_n - 0.5 {
+        let message = format!(
+            "InfoNCE ({mean:.3}) is at its ceiling log N = {log_n:.3} (N = {} rows per test batch): the true MI may be much higher; raise --batch, add data or rely on the other estimators",
+            eval_batch
+        );
+        w.push(Warning::new(WarningCode::AtCeiling, message).with("value", mean).with("ceiling", log_n));
+    }
+    w
 }
