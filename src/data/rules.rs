@@ -17,9 +17,8 @@
 //!    usually an accident of `DataFrame.to_csv()` without `index=False`;
 //! 6. when the caller asks ([`Rules::label_hint`]), used columns with at most
 //!    [`DISCRETE_MAX_LEVELS`] distinct whole-number values, each seen twice on average, are
-//!    noted ([`Note::LabelLike`]): they
-//!    are read as numbers, which is wrong for a class label (its codes' order and spacing mean
-//!    nothing, and its ties break KSG's counts). The caller that lets a user declare such columns
+//!    noted ([`Note::LabelLike`]): they are read as numbers, which is wrong for a class label
+//!    (its codes' order and spacing mean nothing, and its ties break KSG's counts). The caller that lets a user declare such columns
 //!    (`estimate --discrete`) asks only when nothing was declared; `features` and `matrix`
 //!    detect them instead ([`crate::data::kinds`]).
 

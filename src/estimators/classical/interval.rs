@@ -26,7 +26,7 @@
 //! The interval describes the estimator's sampling variability at this `n`; it does not cover a
 //! systematic bias (KSG in high dimension, the binned estimate's plug-in bias).
 
-use super::super::Interval;
+use super::super::{Interval, Warning, WarningCode};
 use crate::data::rng;
 use crate::error::Result;
 use nalgebra::DMatrixView;
@@ -54,7 +54,7 @@ pub struct Subsampled {
     /// `mean(δ_b)`: how much the estimate moves from `n` to `m` rows, rescaled.
     pub shift: f64,
     /// Why there is no interval, when there is none.
-    pub warning: Option<crate::estimators::Warning>,
+    pub warning: Option<Warning>,
 }
 
 /// The interval of the module docs for `value = estimate(x, y)`, from `subsamples` half-samples
@@ -76,10 +76,7 @@ pub fn subsampling_interval(
         values: Vec::new(),
         sd: f64::NAN,
         shift: f64::NAN,
-        warning: Some(crate::estimators::Warning::new(
-            crate::estimators::WarningCode::NoInterval,
-            format!("no interval: {why}"),
-        )),
+        warning: Some(Warning::new(WarningCode::NoInterval, format!("no interval: {why}"))),
     };
     if subsamples < 2 {
         return Ok(none(format!("{subsamples} subsamples requested")));

@@ -92,7 +92,7 @@ pub struct NeuralSettings {
 /// The estimate of bound `spec` from its folds' values.
 pub(super) fn estimate(
     spec: &BoundSpec,
-    mut folds: BoundFolds,
+    folds: BoundFolds,
     cfg: &NeuralConfig,
     plan: &Plan,
     shape: (usize, usize, usize),
@@ -108,7 +108,7 @@ pub(super) fn estimate(
     let (mean, sd) = mean_std(folds.values.iter().copied());
     let half = q * sd * correction;
     let mut w = plan.notes.clone();
-    w.extend(std::mem::take(&mut folds.warnings));
+    w.extend(folds.warnings);
     w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan.eval_batch));
     let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
     let settings = NeuralSettings {
