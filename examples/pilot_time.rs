@@ -29,11 +29,11 @@ fn main() {
         let t = Instant::now();
         let e = infonce.estimate(x.as_view(), y.as_view(), seed).unwrap();
         println!(
-            "{id} pilot {p}: {:.3} in {:.2} s, {} steps, candidate kept per fold {}",
+            "{id} pilot {p}: {:.3} in {:.2} s, {} steps, candidate kept per fold {:?}",
             e.value,
             t.elapsed().as_secs_f64(),
             e.diagnostics.steps.unwrap_or(0),
-            e.settings["critic_chosen_per_fold"]
+            e.settings.neural().map(|s| &s.critic_chosen_per_fold)
         );
     }
 }

@@ -49,7 +49,8 @@
 //!
 //! Layers, lowest first; a module imports only from layers below it.
 //! - Foundations: [`error`], [`real`] (sealed `f32`/`f64`), [`rng`] (seeded generators,
-//!   shuffling), [`numerics`] (stable log-sum-exp, softmax, softplus), [`gemm`] (the one
+//!   shuffling, child seeds), [`numerics`] (stable log-sum-exp, softmax, softplus), [`ranks`]
+//!   (mid-ranks and normal scores), [`gemm`] (the one
 //!   matrix-product module), [`compute`] (backend and threads, passed in — no global settings).
 //! - Building blocks: [`bounds`] (MI bounds on a score matrix, each with its exact gradient and
 //!   an honest [`bounds::BoundKind`]), [`contrastive`] (representation-learning losses, to
@@ -85,6 +86,7 @@ pub mod numerics;
 pub mod optim;
 #[cfg(feature = "plot")]
 pub mod plot;
+pub mod ranks;
 pub mod real;
 pub mod rng;
 pub mod tasks;

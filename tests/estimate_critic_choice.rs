@@ -33,7 +33,7 @@ fn run(s: &Settings) -> (f64, Vec<u64>) {
     let specs = EstimatorSpec::parse_list("infonce").unwrap();
     let c = compare(&specs, s, x.as_view(), y.as_view(), 0, None).unwrap();
     let e = &c.estimates[0];
-    let chosen = e.settings["critic_chosen_per_fold"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    let chosen = e.settings.neural().unwrap().critic_chosen_per_fold.iter().map(|&v| v as u64).collect();
     (e.value, chosen)
 }
 

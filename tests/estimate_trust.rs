@@ -183,7 +183,7 @@ fn the_ceiling_warning_uses_the_test_batch_actually_used() {
     let (x, y) = task.sample(600, &mut rng(4));
     let c = run("infonce", &x, &y, &Settings::default(), 0);
     let e = &c.estimates[0];
-    let eval = e.settings["eval_batch"].as_u64().unwrap();
+    let eval = e.settings.neural().unwrap().eval_batch;
     assert_eq!(eval, 120, "600 rows in 5 folds: 120 test rows");
     assert!(e.value <= (eval as f64).ln() + 1e-9, "InfoNCE {} above log {eval}", e.value);
     let w = all_warnings(&c);

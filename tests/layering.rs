@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Layers, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["error", "real", "rng", "numerics"],
+    &["error", "real", "rng", "numerics", "ranks"],
     &["gemm", "compute", "plot"],
     &["bounds", "contrastive", "critics", "optim", "data"],
     &["tasks"],

@@ -23,6 +23,7 @@ pub use runner::{RunOptions, RunSummary, read_results, run, run_one};
 
 use crate::error::{Error, Result};
 use crate::estimators::Kind;
+use crate::rng::{Stream, fnv1a, splitmix64};
 use serde::{Deserialize, Serialize};
 
 /// What identifies a run: the task id, the canonical estimator name, the sample size and the
@@ -158,26 +159,14 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// SplitMix64's finaliser.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// The seed a run's samples are drawn with: a hash (FNV-1a, then SplitMix64) of the task id,
 /// n and the seed — the same on every platform, and the same for every estimator.
 pub fn sample_seed(task: &str, n: usize, seed: u64) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in task.bytes().chain([0]).chain((n as u64).to_le_bytes()).chain(seed.to_le_bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    mix(h)
+    splitmix64(fnv1a(task.bytes().chain([0]).chain((n as u64).to_le_bytes()).chain(seed.to_le_bytes())))
 }
 
 /// The seed the estimator is given (folds, critic initialisation, batches): derived from the
 /// sample seed, so also the same for every estimator of a (task, n, seed).
 pub fn estimator_seed(sample_seed: u64) -> u64 {
-    mix(sample_seed ^ 0x005E_ED0F_E571_4A70)
+    splitmix64(Stream::Estimator.seed(sample_seed))
 }

@@ -9,7 +9,7 @@ use super::{Bound, BoundKind, BoundValue, prepare};
 use crate::error::{Error, Result};
 use crate::numerics::log_mean_exp;
 use crate::real::Real;
-use crate::rng::{rng, shuffle};
+use crate::rng::{Stream, shuffle};
 use nalgebra::DMatrix;
 
 /// Writes the log-likelihood gradient `δ_ij / N` and returns `mean_i S_ii`.
@@ -86,7 +86,7 @@ impl<T: Real> Bound<T> for ClubSample {
         if self.perm.len() != n {
             self.perm = (0..n).collect();
         }
-        let mut g = rng(self.seed ^ self.counter.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut g = Stream::Call(self.counter).rng(self.seed);
         self.counter += 1;
         shuffle(&mut self.perm, &mut g);
         let s = scores.as_slice();

@@ -5,8 +5,8 @@ use crate::estimators::{Comparison, Unit};
 
 /// The comparison as the table `estimate` prints.
 pub(super) fn table(c: &Comparison, unit: Unit) -> String {
-    let nc = c.estimates.iter().find_map(|e| e.settings.get("folds").and_then(|f| f.as_u64()));
-    let batch = c.estimates.iter().find_map(|e| e.settings.get("batch").and_then(|f| f.as_u64()));
+    let neural = c.estimates.iter().find_map(|e| e.settings.neural());
+    let (nc, batch) = (neural.map(|s| s.folds), neural.map(|s| s.batch));
     let mut s = format!("mibound estimate: {} samples, x in R^{}, y in R^{}", c.n_samples, c.dim_x, c.dim_y);
     if let Some(dz) = c.dim_z {
         s += &format!(", given z in R^{dz}: I(X; Y | Z)");

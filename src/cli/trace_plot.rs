@@ -34,7 +34,7 @@ pub fn trace_figure(est: &Comparison, title: &str) -> Figure {
             let mine: Vec<_> = est
                 .estimates
                 .iter()
-                .filter(|e| e.settings.get("trained_with").and_then(|t| t.as_str()) == Some(label.as_str()))
+                .filter(|e| e.settings.neural().is_some_and(|s| s.trained_with == *label))
                 .collect();
             for (k, e) in mine.iter().enumerate() {
                 let name =

@@ -8,10 +8,10 @@ use super::{Estimate, EstimatorSpec, Kind, Settings, Warning, WarningCode};
 use crate::error::{Error, Result};
 use crate::train::Progress;
 use nalgebra::DMatrixView;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The estimates of [`compare`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Comparison {
     /// Rows used.

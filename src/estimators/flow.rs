@@ -9,7 +9,7 @@
 //!   spirit of McAllester & Stratos 2020). It sees dependence that no pair of per-variable maps
 //!   turns into a Gaussian correlation (a shared scale, as in a multivariate Student-t).
 
-use super::{Diagnostics, Estimate, Estimator, Interval, Kind, Warning, WarningCode, check_inputs};
+use super::{Diagnostics, Estimate, Estimator, Interval, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
 use crate::error::Result;
 use crate::flows::{FitConfig, FitReport, GaussianisationConfig, Stop, entropy_difference, estimate};
 use nalgebra::{DMatrix, DMatrixView};
@@ -182,7 +182,7 @@ impl Run {
             Kind::Estimate,
             (self.x.nrows(), self.x.ncols(), self.y.ncols()),
         )
-        .with_settings(serde_json::to_value(&self.cfg).unwrap_or_default())
+        .with_settings(SettingsUsed::Flow(Box::new(self.cfg.clone())))
         .with_diagnostics(d);
         e.wall_seconds = self.started.elapsed().as_secs_f64();
         e

@@ -7,17 +7,17 @@
 //!
 //! - `copula` (default): each coordinate through its empirical CDF (ranks, fitted on the
 //!   training rows only, with mid-ranks for ties and linear interpolation between training
-//!   values) and the standard normal quantile function, `z = Φ⁻¹((r + ½)/n)`. Held-out values
-//!   beyond the training range are clamped to the extreme ranks, so every transformed value lies
-//!   within `±Φ⁻¹(1 − 1/(2n))` (±3.7 for n = 4000). Strictly monotone, hence MI-preserving on
-//!   continuous data.
+//!   values) and the standard normal quantile function, `z = Φ⁻¹((r + ½)/n)` (the Hazen
+//!   positions of [`crate::ranks`]). Held-out values beyond the training range are clamped to
+//!   the extreme ranks, so every transformed value lies within `±Φ⁻¹(1 − 1/(2n))` (±3.7 for
+//!   n = 4000). Strictly monotone, hence MI-preserving on continuous data.
 //! - `standardize`: `(v − mean)/sd` with the training rows' mean and sd.
 //! - `none`: the data as given.
 
 use crate::error::{Error, Result};
+use crate::ranks::{PlottingPosition, tie_runs};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, Normal};
 
 /// Which map each coordinate goes through (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,24 +118,13 @@ impl MarginalTransform {
 fn ranks(mut v: Vec<f64>) -> ColumnMap {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    let (mut values, mut r) = (Vec::new(), Vec::new());
-    let mut i = 0;
-    while i < n {
-        let mut j = i;
-        while j + 1 < n && v[j + 1] == v[i] {
-            j += 1;
-        }
-        values.push(v[i]);
-        r.push((i + j) as f64 / 2.0);
-        i = j + 1;
-    }
+    let (values, r) = tie_runs(n, |i| v[i]).into_iter().map(|(run, rank)| (v[run.start], rank)).unzip();
     ColumnMap::Ranks { values, ranks: r, n: n as f64 }
 }
 
 impl FittedTransform {
     /// The transformed copy of `m` (same columns as the fit).
     pub fn apply(&self, m: &DMatrix<f64>) -> DMatrix<f64> {
-        let normal = Normal::standard();
         let mut out = m.clone();
         for (j, map) in self.cols.iter().enumerate() {
             let mut col = out.column_mut(j);
@@ -144,7 +133,7 @@ impl FittedTransform {
                 ColumnMap::Affine { mean, sd } => col.apply(|v| *v = (*v - mean) / sd),
                 ColumnMap::Ranks { values, ranks, n } => col.apply(|v| {
                     let r = interpolated_rank(values, ranks, *v);
-                    *v = normal.inverse_cdf((r + 0.5) / n);
+                    *v = PlottingPosition::Hazen.normal_score(r, *n);
                 }),
             }
         }
@@ -169,6 +158,7 @@ fn interpolated_rank(values: &[f64], ranks: &[f64], v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use statrs::distribution::{ContinuousCDF, Normal};
 
     #[test]
     fn copula_scores_are_monotone_bounded_and_tie_aware() {

@@ -45,6 +45,7 @@ pub mod neural;
 pub mod selfcheck;
 pub mod significance;
 mod spec;
+mod used;
 mod warning;
 
 pub use crate::bounds::BoundKind as Kind;
@@ -53,6 +54,7 @@ pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
 pub use spec::{DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, LOW_DIMENSION, Options, Settings};
+pub use used::SettingsUsed;
 pub use warning::{Warning, WarningCode};
 
 use crate::error::Result;
@@ -122,7 +124,7 @@ pub struct Diagnostics {
 }
 
 /// The result of an [`Estimator`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Estimate {
     /// The estimator's name with parameters (`"smile:5"`, `"ksg:k=5"`).
@@ -142,7 +144,7 @@ pub struct Estimate {
     /// Dimension of y.
     pub dim_y: usize,
     /// The settings used, enough to reproduce the estimate.
-    pub settings: serde_json::Value,
+    pub settings: SettingsUsed,
     /// Diagnostics.
     pub diagnostics: Diagnostics,
     /// Wall-clock seconds.
@@ -170,14 +172,14 @@ impl Estimate {
             n_samples,
             dim_x,
             dim_y,
-            settings: serde_json::Value::Null,
+            settings: SettingsUsed::None,
             diagnostics: Diagnostics::default(),
             wall_seconds: 0.0,
         }
     }
 
     /// The same estimate with `settings`.
-    pub fn with_settings(mut self, settings: serde_json::Value) -> Self {
+    pub fn with_settings(mut self, settings: SettingsUsed) -> Self {
         self.settings = settings;
         self
     }

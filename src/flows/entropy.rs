@@ -17,7 +17,7 @@ use super::flow::{Flow, FlowCache, FlowSpec};
 use super::gaussianise::{GaussianisationConfig, LN_2PI, MarginalFit, check_rows, to_cols};
 use crate::error::{Error, Result};
 use crate::optim::AdamConfig;
-use crate::rng::rng;
+use crate::rng::{Stream, rng};
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
@@ -59,7 +59,7 @@ fn fit_flow(
         let pf = Flow::new(prefix, 0)?;
         let mut q = p[..pf.n_params()].to_vec();
         let adam = AdamConfig { lr: cfg.marginal_lr, ..cfg.adam.clone() };
-        let mut m = MarginalFit::new(pf, train, n, val, n_val, cfg.batch, adam, seed ^ 0x3A11)?;
+        let mut m = MarginalFit::new(pf, train, n, val, n_val, cfg.batch, adam, Stream::FlowMarginal(0).seed(seed))?;
         let every = (cfg.marginal_steps / 10).max(1);
         fit(
             &mut m,
@@ -70,7 +70,16 @@ fn fit_flow(
         // Later affine layers re-standardise what the fitted prefix now outputs.
         flow.standardise(&mut p, train, n, spec_prefix_len(&spec))?;
     }
-    let mut m = MarginalFit::new(flow.clone(), train, n, val, n_val, cfg.batch, cfg.adam.clone(), seed ^ 0x7711)?;
+    let mut m = MarginalFit::new(
+        flow.clone(),
+        train,
+        n,
+        val,
+        n_val,
+        cfg.batch,
+        cfg.adam.clone(),
+        Stream::FlowJoint.seed(seed),
+    )?;
     let report = fit(&mut m, &mut p, &cfg.fit)?;
     Ok((flow, p, report))
 }
@@ -117,7 +126,8 @@ pub fn entropy_difference(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &Gaussianisat
     for (k, m) in [x, y, &xy].into_iter().enumerate() {
         let (tr, va, te) =
             (to_cols(&m.select_rows(&idx)), to_cols(&m.select_rows(&val)), to_cols(&m.select_rows(&test)));
-        let (flow, p, report) = fit_flow(m.ncols(), &tr, idx.len(), &va, n_val, cfg, cfg.seed ^ (0xE17 + k as u64))?;
+        let (flow, p, report) =
+            fit_flow(m.ncols(), &tr, idx.len(), &va, n_val, cfg, Stream::FlowFold(k as u64).seed(cfg.seed))?;
         logq.push(log_density(&flow, &p, &te, n_test)?);
         logq_train.push(log_density(&flow, &p, &tr, idx.len())?);
         fits.push(report);

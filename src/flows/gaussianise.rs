@@ -24,7 +24,7 @@ use super::fit::{FitConfig, FitReport, Trainable, fit};
 use super::flow::{Flow, FlowCache, FlowSpec, LayerSpec};
 use crate::error::{Error, Result};
 use crate::optim::{Adam, AdamConfig};
-use crate::rng::{Xoshiro, rng, shuffle};
+use crate::rng::{Stream, Xoshiro, rng, shuffle};
 use crate::train::StepRecord;
 use nalgebra::DMatrix;
 use rand::RngExt;
@@ -204,7 +204,7 @@ impl FlowGaussianisation {
             train: (to_cols(x), to_cols(y), n),
             val: (to_cols(x_val), to_cols(y_val), x_val.nrows()),
             batch: cfg.batch.min(n),
-            rng: rng(cfg.seed ^ 0xB47C_4E5D),
+            rng: Stream::FlowBatches.rng(cfg.seed),
             adam: Adam::new(cfg.adam.clone(), n_params)?,
             order: (0..n).collect(),
             cursor: n,
@@ -273,7 +273,7 @@ impl FlowGaussianisation {
                 self.val.2,
                 self.batch,
                 AdamConfig { lr: *lr, ..adam.clone() },
-                self.init_seed ^ (0x3A11 + which as u64),
+                Stream::FlowMarginal(which as u64).seed(self.init_seed),
             )?;
             let every = (*steps / 10).max(1);
             fit(&mut m, &mut q, &FitConfig { max_steps: *steps, validate_every: every, patience: *steps })?;
@@ -729,7 +729,7 @@ pub(crate) fn split_rows(n: usize, cfg: &GaussianisationConfig) -> Result<(Vec<u
         }
     }
     let mut idx: Vec<usize> = (0..n).collect();
-    shuffle(&mut idx, &mut rng(cfg.seed ^ 0x5EED_5917));
+    shuffle(&mut idx, &mut Stream::FlowSplit.rng(cfg.seed));
     let n_test = (n as f64 * cfg.test_fraction).round() as usize;
     let n_val = ((n - n_test) as f64 * cfg.val_fraction).round() as usize;
     if n_test < 2 || n_val < 1 || n - n_test - n_val < 2 {
@@ -763,7 +763,7 @@ pub fn estimate(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &GaussianisationConfig)
     let (zxt, zyt) = model.latents(&params, &xt, &yt)?;
     let (train_mi, _) = gaussian_mi(&zxt, &zyt)?;
     let interval = if cfg.bootstrap > 0 {
-        let mut g = rng(cfg.seed ^ 0xB007_57A9);
+        let mut g = Stream::FlowInit.rng(cfg.seed);
         let mut vals = Vec::with_capacity(cfg.bootstrap);
         for _ in 0..cfg.bootstrap {
             let pick: Vec<usize> = (0..n_test).map(|_| g.random_range(0..n_test)).collect();

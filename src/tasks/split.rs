@@ -66,18 +66,13 @@ impl Group {
     }
 }
 
-/// FNV-1a (64 bit) of `s`.
-fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
 /// The halves of `tasks` (`(id, stratum)` in suite order), by the rule of the module docs.
 pub(super) fn assign<'a>(tasks: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<Split> {
     let mut seen: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
     tasks
         .map(|(_, stratum)| {
             let k = seen.entry(stratum).or_insert(0);
-            let half = (fnv1a(stratum) + *k) % 2;
+            let half = (crate::rng::fnv1a(stratum.bytes()) + *k) % 2;
             *k += 1;
             if half == 0 { Split::Tuning } else { Split::HeldOut }
         })

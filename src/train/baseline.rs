@@ -41,7 +41,7 @@ impl<T: Real> LearnedBaseline<T> {
         let mlp =
             Mlp::new(MlpSpec { input: dim_y, hidden: spec.hidden.clone(), output: 1, activation: Activation::Relu }, 0);
         let mut params = vec![T::zero(); mlp.n_params()];
-        mlp.init(&mut params, Init::Torch, &mut crate::rng::rng(seed ^ 0xBA5E_11E0));
+        mlp.init(&mut params, Init::Torch, &mut crate::rng::Stream::BaselineInit.rng(seed));
         mlp.zero_output(&mut params);
         let adam = Adam::new(adam, params.len())?;
         let grads = vec![T::zero(); params.len()];

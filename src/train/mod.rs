@@ -131,7 +131,7 @@ impl TrainConfig {
 
 /// The data generator's seed, kept apart from the initialisation's.
 fn data_seed(seed: u64) -> u64 {
-    seed ^ 0x9E37_79B9_7F4A_7C15
+    crate::rng::Stream::TaskData.seed(seed)
 }
 
 /// An untrained critic trainer for `cfg` on `data` and the critic's initial parameters.

@@ -18,7 +18,7 @@
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::{Core, run};
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, Warning, WarningCode, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
 use nalgebra::DMatrixView;
 use std::collections::HashMap;
 
@@ -149,12 +149,12 @@ impl Estimator for Binned {
                 .with("dimensions", d as f64),
             );
         }
-        let settings = serde_json::json!({
-            "bins": bins,
-            "rule": if self.bins.is_some() { "given" } else { "max(2, floor((N/5)^(1/(dx+dy))))" },
-            "binning": "equal width over the sample range, per coordinate",
-            "subsamples": self.subsamples,
-        });
+        let settings = SettingsUsed::Binned {
+            bins,
+            rule: if self.bins.is_some() { "given" } else { "max(2, floor((N/5)^(1/(dx+dy))))" },
+            binning: "equal width over the sample range, per coordinate",
+            subsamples: self.subsamples,
+        };
         let core = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| -> Result<Core> {
             let r = binned(a, b, Some(bins))?;
             Ok(Core {

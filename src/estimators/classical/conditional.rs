@@ -43,7 +43,7 @@ use super::{Core, DEFAULT_K, digamma, digamma_table, gaussian_mi, row_major, run
 use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::estimators::significance::PermutationTest;
-use crate::estimators::{Estimate, EstimatorSpec, check_inputs};
+use crate::estimators::{Estimate, EstimatorSpec, SettingsUsed, check_inputs};
 use crate::rng::shuffle;
 use nalgebra::{DMatrix, DMatrixView};
 use rand::RngExt;
@@ -203,12 +203,18 @@ impl ConditionalEstimator {
                 }
                 (
                     format!("Frenzel–Pompe KSG (k={k})"),
-                    serde_json::json!({ "k": k, "norm": "max", "standardize": true, "noise": self.noise, "subsamples": self.subsamples }),
+                    SettingsUsed::NearestNeighbours {
+                        k,
+                        norm: "max",
+                        standardize: true,
+                        noise: Some(self.noise),
+                        subsamples: self.subsamples,
+                    },
                 )
             }
             ConditionalSpec::Gaussian => (
                 "Gaussian CMI".to_string(),
-                serde_json::json!({ "bias_correction": "gcmi", "subsamples": self.subsamples }),
+                SettingsUsed::Gaussian { bias_correction: "gcmi", subsamples: self.subsamples },
             ),
         };
         let spec = self.spec;

@@ -30,7 +30,7 @@ use super::interval::DEFAULT_SUBSAMPLES;
 use super::{Core, run};
 use crate::data::kinds::codes;
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, Warning, WarningCode, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
 use nalgebra::DMatrixView;
 use std::collections::HashMap;
 
@@ -159,7 +159,7 @@ impl Estimator for Discrete {
                 warnings,
             })
         };
-        let settings = serde_json::json!({ "correction": self.correction, "subsamples": self.subsamples });
+        let settings = SettingsUsed::Discrete { correction: self.correction, subsamples: self.subsamples };
         let label = match self.correction {
             DiscreteCorrection::None => "discrete plug-in",
             DiscreteCorrection::MillerMadow => "discrete (Miller–Madow)",

@@ -27,9 +27,8 @@
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::{Core, digamma, run};
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, Warning, WarningCode, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
 use nalgebra::{DMatrix, DMatrixView};
-use statrs::distribution::{ContinuousCDF, Normal};
 
 /// The smallest squared Cholesky pivot of the correlation matrix accepted as non-singular.
 const MIN_PIVOT: f64 = 1e-12;
@@ -116,28 +115,10 @@ pub fn canonical_correlations(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) 
     gaussian_fit(x, y).map(|f| f.canonical)
 }
 
-/// Normal scores of `values`: `Φ⁻¹(r / (N + 1))` with `r` the rank (`1…N`, ties averaged).
+/// Normal scores of `values`: `Φ⁻¹(r / (N + 1))` with `r` the rank (`1…N`, ties averaged), the
+/// convention of Ince et al. 2017 ([`crate::ranks`], Weibull positions).
 pub fn normal_scores(values: &[f64]) -> Vec<f64> {
-    let n = values.len();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-    let normal = Normal::standard();
-    let mut out = vec![0.0; n];
-    let mut start = 0;
-    while start < n {
-        let mut end = start + 1;
-        while end < n && values[order[end]] == values[order[start]] {
-            end += 1;
-        }
-        // Positions start..end (0-based) hold ranks start+1 ..= end; their mean:
-        let rank = (start + 1 + end) as f64 / 2.0;
-        let z = normal.inverse_cdf(rank / (n as f64 + 1.0));
-        for &i in &order[start..end] {
-            out[i] = z;
-        }
-        start = end;
-    }
-    out
+    crate::ranks::normal_scores(values, crate::ranks::PlottingPosition::Weibull)
 }
 
 /// Each column of `m` replaced by its normal scores ([`normal_scores`]).
@@ -189,7 +170,7 @@ impl Estimator for Gaussian {
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
         let min_rows = x.ncols() + y.ncols() + 2;
         let settings =
-            serde_json::json!({ "bias_correction": "gcmi (exact for normal data)", "subsamples": self.subsamples });
+            SettingsUsed::Gaussian { bias_correction: "gcmi (exact for normal data)", subsamples: self.subsamples };
         let core = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| gaussian_fit(a, b).map(fit_core);
         let mut e = run(self.name(), "Gaussian (CCA)".into(), settings, x, y, self.subsamples, min_rows, seed, &core)?;
         e.diagnostics.warnings.extend(heavy_tail_warnings(x, y));
@@ -248,11 +229,11 @@ impl Estimator for Copula {
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
         let min_rows = x.ncols() + y.ncols() + 2;
         check_inputs(x, y, min_rows)?;
-        let settings = serde_json::json!({
-            "scores": "Φ⁻¹(rank/(N+1)), ties averaged",
-            "bias_correction": "gcmi",
-            "subsamples": self.subsamples,
-        });
+        let settings = SettingsUsed::Copula {
+            scores: "Φ⁻¹(rank/(N+1)), ties averaged",
+            bias_correction: "gcmi",
+            subsamples: self.subsamples,
+        };
         // Subsamples re-rank their own rows, as the estimator would on that data.
         let core = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| {
             gaussian_fit(copula_transform(a).as_view(), copula_transform(b).as_view()).map(fit_core)

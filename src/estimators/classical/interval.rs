@@ -27,8 +27,8 @@
 //! systematic bias (KSG in high dimension, the binned estimate's plug-in bias).
 
 use super::super::{Interval, Warning, WarningCode};
-use crate::data::rng;
 use crate::error::Result;
+use crate::rng::Stream;
 use nalgebra::DMatrixView;
 use rand::RngExt;
 use rayon::prelude::*;
@@ -84,7 +84,7 @@ pub fn subsampling_interval(
     if m < min_rows.max(2) {
         return Ok(none(format!("half of the {n} rows is fewer than the {} this estimator needs", min_rows.max(2))));
     }
-    let mut g = rng(seed ^ 0x5375_6273_616d_706c);
+    let mut g = Stream::Subsamples.rng(seed);
     let mut order: Vec<usize> = (0..n).collect();
     // The subsets are drawn in order from the seeded generator, then estimated in parallel.
     let subsets: Vec<Vec<usize>> = (0..subsamples)

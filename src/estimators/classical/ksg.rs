@@ -41,7 +41,7 @@ use super::knn::{self, Norm};
 use super::{Core, digamma, digamma_table, row_major, run};
 use crate::data::rng;
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, Warning, WarningCode, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
 use nalgebra::{DMatrix, DMatrixView};
 use rand::RngExt;
 use rand_distr::StandardNormal;
@@ -496,16 +496,16 @@ impl Estimator for Ksg {
                 warnings: Vec::new(),
             })
         };
-        let settings = serde_json::json!({
-            "k": self.k,
-            "variant": self.variant.number(),
-            "norm": "max",
-            "standardize": self.margins == KsgMargins::Standardized,
-            "margins": if self.margins == KsgMargins::NormalScores { "normal scores" } else { "as given" },
-            "noise": self.noise,
-            "subsamples": self.subsamples,
-            "search": self.search,
-        });
+        let settings = SettingsUsed::Ksg {
+            k: self.k,
+            variant: self.variant.number(),
+            norm: "max",
+            standardize: self.margins == KsgMargins::Standardized,
+            margins: if self.margins == KsgMargins::NormalScores { "normal scores" } else { "as given" },
+            noise: self.noise,
+            subsamples: self.subsamples,
+            search: self.search,
+        };
         let scores = if self.margins == KsgMargins::NormalScores { ", normal scores" } else { "" };
         let label = format!("KSG-{} (k={}{scores})", self.variant.number(), self.k);
         let mut est =

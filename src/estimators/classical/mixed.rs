@@ -40,7 +40,7 @@ use crate::data::VarKind;
 use crate::data::kinds::{codes, side_kind};
 use crate::data::rng;
 use crate::error::{Error, Result};
-use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, check_inputs};
+use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, check_inputs};
 use nalgebra::{DMatrix, DMatrixView};
 
 /// How many rows share each row's code (row `i` included).
@@ -209,10 +209,13 @@ impl Estimator for Ross {
             let value = ross_mi(a, &codes(b).0, k)?;
             Ok(Core { value, values: Vec::new(), warnings: Vec::new() })
         };
-        let settings = serde_json::json!({
-            "k": self.k, "discrete": self.discrete, "noise": self.noise, "scale": "sd, not centred",
-            "subsamples": self.subsamples,
-        });
+        let settings = SettingsUsed::Ross {
+            k: self.k,
+            discrete: self.discrete,
+            noise: self.noise,
+            scale: "sd, not centred",
+            subsamples: self.subsamples,
+        };
         let label = format!("Ross (k={})", self.k);
         run(self.name(), label, settings, cm.as_view(), lab, self.subsamples, self.k + 1, seed, &core).map(|mut e| {
             // `run` saw (continuous, label); report the sides as given.
@@ -262,8 +265,13 @@ impl Estimator for MixedKsg {
         let core = move |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| -> Result<Core> {
             Ok(Core { value: mixed_ksg_mi(a, b, k)?, values: Vec::new(), warnings: Vec::new() })
         };
-        let settings =
-            serde_json::json!({ "k": self.k, "norm": "max", "standardize": true, "subsamples": self.subsamples });
+        let settings = SettingsUsed::NearestNeighbours {
+            k: self.k,
+            norm: "max",
+            standardize: true,
+            noise: None,
+            subsamples: self.subsamples,
+        };
         run(
             self.name(),
             format!("mixed KSG (k={})", self.k),

@@ -287,7 +287,7 @@ pub(crate) type CoreFn<'a> = dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>) 
 pub(crate) fn run(
     name: String,
     label: String,
-    settings: serde_json::Value,
+    settings: super::SettingsUsed,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
     subsamples: usize,

@@ -8,7 +8,7 @@ use super::plan::{Plan, trainer_bound};
 use crate::bounds::{Bound, BoundSpec};
 use crate::critics::CriticSpec;
 use crate::error::{Error, Result};
-use crate::estimators::{Diagnostics, Estimate, Interval, Kind, Warning, WarningCode};
+use crate::estimators::{Diagnostics, Estimate, Interval, Kind, SettingsUsed, Warning, WarningCode};
 use crate::optim::AdamConfig;
 use crate::train::mean_std;
 use serde::Serialize;
@@ -53,7 +53,7 @@ impl BoundFolds {
 
 /// The settings that produced a neural estimate, enough to reproduce it (`settings` of its
 /// [`Estimate`]).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NeuralSettings {
     /// The bound.
     pub bound: String,
@@ -129,8 +129,6 @@ pub(super) fn estimate(
         seed,
         backend: cfg.compute.backend.name(),
     };
-    let settings = serde_json::to_value(&settings)
-        .map_err(|e| Error::Format { context: "neural settings".into(), msg: e.to_string() })?;
     let diagnostics = Diagnostics {
         warnings: w,
         steps: Some(folds.steps),
@@ -146,7 +144,7 @@ pub(super) fn estimate(
         b.kind(),
         shape,
     )
-    .with_settings(settings)
+    .with_settings(SettingsUsed::Neural(Box::new(settings)))
     .with_diagnostics(diagnostics))
 }
 

@@ -13,7 +13,7 @@ use crate::critics::{Critic, CriticSpec, Init};
 use crate::error::Result;
 use crate::estimators::{Warning, WarningCode};
 use crate::optim::{Adam, AdamConfig};
-use crate::rng::rng;
+use crate::rng::Stream;
 use crate::train::{
     CriticTrainer, Data, Dataset, Observer, Progress, ProgressCounter, RunState, Runner, StepRecord, Termination,
     TrainStep, Validation, evaluate_batches, random_batches,
@@ -130,7 +130,7 @@ impl<'a> Fold<'a> {
         let pilot = if candidates.len() > 1 && cfg.pilot_steps > 0 { cfg.pilot_steps } else { cfg.max_steps };
         let start = |&(i, ref c): &(usize, (CriticSpec, AdamConfig))| -> Result<CandidateRun<'_>> {
             // The first candidate keeps the seed a single critic has.
-            let s = if i == 0 { seed } else { seed ^ (0xA17E_0000 + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) };
+            let s = Stream::Candidate(i as u64).seed(seed);
             let mut run = CandidateRun::start(self, trainer, c, s)?;
             run.advance(pilot)?;
             Ok(run)
@@ -162,7 +162,8 @@ impl<'a> Fold<'a> {
         let d = self.dataset();
         let mut bounds: Vec<Box<dyn Bound<f32>>> =
             group.members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
-        let test_batches = random_batches(&self.rows.test, self.plan.eval_batch, TEST_BATCHES, seed ^ 0x7E57);
+        let test_batches =
+            random_batches(&self.rows.test, self.plan.eval_batch, TEST_BATCHES, Stream::TestBatches.seed(seed));
         let vals =
             evaluate_batches(kept.critic.as_mut(), &kept.outcome.params, &mut bounds, &d.x, &d.y, &test_batches)?;
         // A conditional model's objective is its mean log-likelihood log q(y_i|x_i): compare it
@@ -218,10 +219,15 @@ impl<'f> CandidateRun<'f> {
         let bound = trainer.build::<f32>()?;
         let label = bound.label();
         let step = TrainStep::new(critic, bound, opt, fold.plan.batch, dims);
-        let mut model = CriticTrainer::new(step, &fold.data, rng(seed ^ 0x5EED), cfg.max_steps as usize)
+        let mut model = CriticTrainer::new(step, &fold.data, Stream::CriticInit.rng(seed), cfg.max_steps as usize)
             .with_validation(
                 trainer.build::<f32>()?,
-                random_batches(&fold.rows.val, fold.plan.batch, VALIDATION_BATCHES, seed ^ 0xBA7C),
+                random_batches(
+                    &fold.rows.val,
+                    fold.plan.batch,
+                    VALIDATION_BATCHES,
+                    Stream::ValidationBatches.seed(seed),
+                ),
             )?;
         let trace = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut runner = Runner::new(cfg.max_steps)

@@ -109,11 +109,7 @@ pub struct NeuralRun {
 /// seed, the fold and the objective only (FNV-1a), so a bound gets the same critic alone or in
 /// company.
 fn critic_seed(seed: u64, fold: usize, trainer: &BoundSpec) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in trainer.to_string().bytes().chain(fold.to_le_bytes()).chain(seed.to_le_bytes()) {
-        h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    crate::rng::fnv1a(trainer.to_string().bytes().chain(fold.to_le_bytes()).chain(seed.to_le_bytes()))
 }
 
 /// Estimates `I(X; Y)` with each of `bounds` (see the module docs), sharing critics between
