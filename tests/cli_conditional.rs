@@ -9,7 +9,7 @@ mod common;
 use common::{mibound, temp_dir};
 use mibound::data::rng;
 use mibound::estimators::classical::{CiTestConfig, DEFAULT_CONDITIONAL};
-use mibound::estimators::compare_given;
+use mibound::estimators::{Settings, compare_given};
 use mibound::tasks::conditional::GaussianTriple;
 use nalgebra::DMatrix;
 use std::path::{Path, PathBuf};
@@ -48,8 +48,9 @@ fn the_cli_prints_the_library_s_conditional_estimates_and_test() {
     let dir = temp_dir("cli-conditional", "same");
     let (p, [x, y, z]) = write_task(&dir, "collider-1", 1);
     let v = json(&p, &[]);
-    let lib = compare_given(&DEFAULT_CONDITIONAL, x.as_view(), y.as_view(), z.as_view(), &CiTestConfig::default(), 7)
-        .unwrap();
+    let (settings, test) = (Settings::default(), CiTestConfig::default());
+    let lib =
+        compare_given(&DEFAULT_CONDITIONAL, &settings, x.as_view(), y.as_view(), z.as_view(), &test, 7, None).unwrap();
     assert_eq!(v["dim_z"], 1);
     assert_eq!(v["unit"], "nats");
     let est = v["estimates"].as_array().unwrap();
@@ -115,7 +116,7 @@ fn what_does_not_apply_with_given_is_refused_by_name() {
     let p = p.to_str().unwrap();
     let base = ["--x", p, "--x-cols", "x", "--y-cols", "y", "--given", "z"];
     let cases: [(&[&str], &str); 4] = [
-        (&["--estimators", "infonce"], "has no conditional form"),
+        (&["--estimators", "club"], "has no conditional form"),
         (&["--trace", "t.csv"], "trace"),
         (&["--selfcheck"], "selfcheck"),
         (&["--discrete", "x"], "discrete"),

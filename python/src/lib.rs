@@ -737,7 +737,8 @@ fn conditional_test(
     let inputs = [Input::extract("x", x)?, Input::extract("y", y)?, Input::extract("z", z)?];
     let [xm, ym, zm] = xyz(&inputs)?;
     let (xv, yv, zv) = (xm.view(), ym.view(), zm.view());
-    let c = released(py, || compare_given(&specs, xv, yv, zv, &test, seed))?;
+    let settings = Settings::default();
+    let c = released(py, || compare_given(&specs, &settings, xv, yv, zv, &test, seed, None))?;
     from_json(py, &c.to_json(Unit::Nats).map_err(py_err)?)
 }
 

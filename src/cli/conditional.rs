@@ -2,25 +2,31 @@
 //! each estimator and Runge's local permutation test ([`compare_given`]), printed as `estimate`
 //! prints `I(X; Y)`.
 
-use super::estimate::{Files, Output, Unit, load_xy_named};
+use super::estimate::{Files, Output, Unit, config, load_xy_named, progress_bar};
 use super::output::io_err;
 use super::report::{json, table};
 use super::{EstimateOpts, InputOpts};
 use crate::data::files::{read_table_with, select_columns};
 use crate::error::{Error, Result};
 use crate::estimators::classical::{CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL};
-use crate::estimators::{DEFAULT_ESTIMATORS, EstimatorSpec, compare_given};
+use crate::estimators::{DEFAULT_ESTIMATORS, Settings, compare_given};
 use std::io::Write;
 use std::path::Path;
 
-/// The conditional estimators: [`DEFAULT_CONDITIONAL`] when `--estimators` is left at its default
-/// (whose neural bounds have no conditional form), else the conditional form of each named one.
-fn specs(opts: &EstimateOpts) -> Result<Vec<ConditionalSpec>> {
-    if opts.estimators.iter().map(String::as_str).eq(DEFAULT_ESTIMATORS.split(',')) {
-        return Ok(DEFAULT_CONDITIONAL.to_vec());
-    }
-    opts.estimators.iter().map(|s| EstimatorSpec::parse(s).and_then(|s| ConditionalSpec::from_spec(&s))).collect()
+/// The conditional estimators and the settings of the neural ones: [`DEFAULT_CONDITIONAL`] when
+/// `--estimators` is left at its default, else the conditional form of each named one.
+fn specs(opts: &EstimateOpts) -> Result<(Vec<ConditionalSpec>, Settings)> {
+    let (named, settings) = config(opts)?;
+    let specs = if opts.estimators.iter().map(String::as_str).eq(DEFAULT_ESTIMATORS.split(',')) {
+        DEFAULT_CONDITIONAL.to_vec()
+    } else {
+        named.iter().map(ConditionalSpec::from_spec).collect::<Result<_>>()?
+    };
+    Ok((specs, settings))
 }
+
+/// What `estimate --given` tells a user whose x or y columns look like class labels.
+const GIVEN_LABEL_HINT: &str = "every conditional estimator here reads numbers (mibound has no conditional estimator for labels yet): read the estimate with care";
 
 /// The options of `estimate` that have no meaning with `--given`, refused by name.
 fn refuse_unused(output: &Output<'_>, discrete: Option<&str>) -> Result<()> {
@@ -34,7 +40,7 @@ fn refuse_unused(output: &Output<'_>, discrete: Option<&str>) -> Result<()> {
         Some((flag, _)) => Err(Error::param(
             flag.trim_start_matches('-'),
             "set",
-            "does not apply with --given: the conditional estimators (Frenzel–Pompe KSG, Gaussian) train nothing and read every column as continuous",
+            "does not apply with --given: the conditional estimators read every column as continuous, and a conditional estimate has no training trace or self-check",
         )),
         None => Ok(()),
     }
@@ -52,9 +58,9 @@ pub fn estimate_given(
     discrete: Option<&str>,
 ) -> Result<()> {
     refuse_unused(&output, discrete)?;
-    let specs = specs(opts)?;
+    let (specs, settings) = specs(opts)?;
     let csv = input.csv()?;
-    let l = load_xy_named(files, input, None)?;
+    let l = load_xy_named(files, input, Some(GIVEN_LABEL_HINT))?;
     let t = read_table_with(files.x, &csv)?;
     let zc = select_columns(files.x, &t, given)?;
     let same_y = files.y.is_none_or(|y| y == files.x);
@@ -76,7 +82,17 @@ pub fn estimate_given(
             msg: format!("z has {} rows but x has {} (rows were dropped by the data rules?)", z.nrows(), l.x.nrows()),
         });
     }
-    let est = compare_given(&specs, l.x.as_view(), l.y.as_view(), z.as_view(), &CiTestConfig::default(), opts.seed)?;
+    let bounds: Vec<_> = specs
+        .iter()
+        .filter_map(|s| if let ConditionalSpec::Neural { bound } = s { Some(*bound) } else { None })
+        .collect();
+    // Two terms per neural bound (the chain rule).
+    let bar = progress_bar(2 * settings.neural.max_training_steps(&bounds), output.quiet);
+    let inc = |k: u64| bar.inc(k);
+    let (xyz, test) = ((l.x.as_view(), l.y.as_view(), z.as_view()), CiTestConfig::default());
+    let est = compare_given(&specs, &settings, xyz.0, xyz.1, xyz.2, &test, opts.seed, Some(&inc));
+    bar.finish_and_clear();
+    let est = est?;
     let out = if output.json { json(&est, unit)? + "\n" } else { table(&est, unit) };
     std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
 }

@@ -159,7 +159,7 @@ pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
 }
 
 /// A progress bar on stderr over `total` training steps (hidden when stderr is not a terminal).
-fn progress_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
+pub(super) fn progress_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
     if quiet || total == 0 {
         return indicatif::ProgressBar::hidden();
     }

@@ -1,7 +1,7 @@
 //! Several estimators on one data set, with the diagnostics that need all of them.
 
 use super::classical::{CiTestConfig, ConditionalSpec, ci_test};
-use super::neural::{TraceRow, estimate_bounds};
+use super::neural::{TraceRow, conditional_estimate, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
 use super::{Estimate, EstimatorSpec, Kind, Settings, Warning, WarningCode};
@@ -320,19 +320,28 @@ fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
 
 /// Runs every conditional estimator of `specs` on `x`, `y` given `z` with `seed`, and Runge's
 /// local permutation test of `X ⊥ Y | Z` ([`ci_test`] with `test`): `I(X; Y | Z)` as a
-/// [`Comparison`] with `dim_z` set, the test in `dependence_test`.
+/// [`Comparison`] with `dim_z` set, the test in `dependence_test`. A neural bound trains with
+/// `settings.neural` (the chain rule of [`conditional_estimate`]; `progress` counts its steps);
+/// the classical estimators use nothing of `settings`.
+#[allow(clippy::too_many_arguments)]
 pub fn compare_given(
     specs: &[ConditionalSpec],
+    settings: &Settings,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
     z: DMatrixView<'_, f64>,
     test: &CiTestConfig,
     seed: u64,
+    progress: Option<&dyn Progress>,
 ) -> Result<Comparison> {
     if specs.is_empty() {
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
     }
-    let estimates = specs.iter().map(|s| s.build()?.estimate(x, y, z, seed)).collect::<Result<Vec<_>>>()?;
+    let one = |s: &ConditionalSpec| match *s {
+        ConditionalSpec::Neural { bound } => conditional_estimate(bound, &settings.neural, (x, y, z), seed, progress),
+        s => s.build()?.estimate(x, y, z, seed),
+    };
+    let estimates = specs.iter().map(one).collect::<Result<Vec<_>>>()?;
     let warnings = wide_intervals(&estimates, x.nrows());
     let test = ci_test(x, y, z, test, seed)?;
     Ok(Comparison {

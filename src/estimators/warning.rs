@@ -45,6 +45,8 @@ pub enum WarningCode {
     SparseCells,
     /// No interval could be computed (a setting asked for none, or too few rows for one).
     NoInterval,
+    /// A quantity that cannot be negative read below zero (a difference of two estimates).
+    Negative,
 }
 
 /// One warning: its code, the numbers behind it (named), and its sentence.

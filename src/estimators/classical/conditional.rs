@@ -40,6 +40,7 @@ use super::interval::DEFAULT_SUBSAMPLES;
 use super::knn::{self, Norm};
 use super::ksg::{add_tie_noise, standardize};
 use super::{Core, DEFAULT_K, digamma, digamma_table, gaussian_mi, row_major, run};
+use crate::bounds::{BoundKind, BoundSpec};
 use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::estimators::significance::PermutationTest;
@@ -110,9 +111,11 @@ pub fn gaussian_cmi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: DMatrix
     Ok(gaussian_mi(x, yz.as_view())? - gaussian_mi(x, z)?)
 }
 
-/// A conditional estimator chosen by name: the conditional form of `ksg:k=K` (Frenzel–Pompe)
-/// or of `gaussian`. Other estimators have no conditional form here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// A conditional estimator chosen by name: the conditional form of `ksg:k=K` (Frenzel–Pompe),
+/// of `gaussian`, or of a neural lower bound (`infonce`, `smile:5`, …: the chain rule of
+/// [`crate::estimators::neural::conditional_estimate`]). Other estimators have no conditional
+/// form here.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "family", rename_all = "lowercase")]
 pub enum ConditionalSpec {
     /// Frenzel–Pompe with `k` neighbours.
@@ -122,6 +125,11 @@ pub enum ConditionalSpec {
     },
     /// The Gaussian closed form.
     Gaussian,
+    /// A neural lower bound, by the chain rule `I(X; (Y, Z)) − I(X; Z)`.
+    Neural {
+        /// The bound.
+        bound: BoundSpec,
+    },
 }
 
 /// The conditional estimators run when none is named (`mibound estimate --given`): Frenzel–Pompe
@@ -135,21 +143,36 @@ impl ConditionalSpec {
         match *spec {
             EstimatorSpec::Ksg { k, variant: 1, normal_scores: false } => Ok(ConditionalSpec::Ksg { k }),
             EstimatorSpec::Gaussian => Ok(ConditionalSpec::Gaussian),
+            EstimatorSpec::Neural { bound } if bound.build::<f32>()?.kind() == BoundKind::Lower => {
+                Ok(ConditionalSpec::Neural { bound })
+            }
             other => Err(Error::param(
                 "estimator",
                 other,
-                "has no conditional form; with a conditioning set use ksg[:k=K] (Frenzel–Pompe) or gaussian",
+                "has no conditional form; with a conditioning set use ksg[:k=K] (Frenzel–Pompe), gaussian or a neural lower bound (infonce, smile:5, …)",
             )),
         }
     }
 
-    /// The estimator with its default preprocessing and interval.
+    /// The classical estimator with its default preprocessing and interval. A neural bound
+    /// trains critics, with settings: [`crate::estimators::compare_given`] runs it.
     pub fn build(&self) -> Result<ConditionalEstimator> {
-        if let ConditionalSpec::Ksg { k: 0 } = self {
-            return Err(Error::param("cmi k", 0, "must be at least 1"));
+        match self {
+            ConditionalSpec::Ksg { k: 0 } => return Err(Error::param("cmi k", 0, "must be at least 1")),
+            ConditionalSpec::Neural { bound } => return Err(needs_settings(bound)),
+            _ => {}
         }
         Ok(ConditionalEstimator { spec: *self, noise: 1e-10, subsamples: DEFAULT_SUBSAMPLES })
     }
+}
+
+/// Why a neural conditional spec cannot be built or run as a classical estimator.
+fn needs_settings(bound: &BoundSpec) -> Error {
+    Error::param(
+        "estimator",
+        bound,
+        "a neural conditional estimate trains critics with the neural settings: run it with compare_given or neural::conditional_estimate",
+    )
 }
 
 impl std::fmt::Display for ConditionalSpec {
@@ -157,6 +180,7 @@ impl std::fmt::Display for ConditionalSpec {
         match self {
             ConditionalSpec::Ksg { k } => write!(f, "ksg:k={k}"),
             ConditionalSpec::Gaussian => write!(f, "gaussian"),
+            ConditionalSpec::Neural { bound } => write!(f, "{bound}"),
         }
     }
 }
@@ -186,6 +210,7 @@ impl ConditionalEstimator {
         let min_rows = match self.spec {
             ConditionalSpec::Ksg { k } => k + 1,
             ConditionalSpec::Gaussian => x.ncols() + dy + dz + 2,
+            ConditionalSpec::Neural { bound } => return Err(needs_settings(&bound)),
         };
         check_inputs(x, y, min_rows)?;
         check_z(x, z, min_rows)?;
@@ -216,6 +241,7 @@ impl ConditionalEstimator {
                 "Gaussian CMI".to_string(),
                 SettingsUsed::Gaussian { bias_correction: "gcmi", subsamples: self.subsamples },
             ),
+            ConditionalSpec::Neural { .. } => unreachable!("refused by the match on min_rows above"),
         };
         let spec = self.spec;
         // `run` subsamples rows of two matrices: carry (y, z) side by side and split here.
@@ -224,6 +250,7 @@ impl ConditionalEstimator {
             let value = match spec {
                 ConditionalSpec::Ksg { k } => cmi_ksg(a, yv, zv, k)?,
                 ConditionalSpec::Gaussian => gaussian_cmi(a, yv, zv)?,
+                ConditionalSpec::Neural { .. } => unreachable!("refused by the match on min_rows above"),
             };
             Ok(Core { value, values: Vec::new(), warnings: Vec::new() })
         };

@@ -89,6 +89,20 @@ pub struct NeuralSettings {
     pub backend: &'static str,
 }
 
+/// The mean of the folds' held-out `values` and the half-width of its 95 % interval: Student's
+/// t over the folds with Nadeau & Bengio's correction `√(1/K + n_test/n_train)` (the folds'
+/// training sets overlap; `n_test/n_train = 1/(K − 1)` for K equal folds).
+pub(super) fn fold_interval(values: &[f64]) -> Result<(f64, f64)> {
+    let folds = values.len();
+    let t = StudentsT::new(0.0, 1.0, folds.saturating_sub(1) as f64)
+        .map_err(|e| Error::param("folds", folds, &e.to_string()))?;
+    let q = t.inverse_cdf(0.975);
+    let k = folds as f64;
+    let correction = (1.0 / k + 1.0 / (k - 1.0)).sqrt();
+    let (mean, sd) = mean_std(values.iter().copied());
+    Ok((mean, q * sd * correction))
+}
+
 /// The estimate of bound `spec` from its folds' values.
 pub(super) fn estimate(
     spec: &BoundSpec,
@@ -99,14 +113,7 @@ pub(super) fn estimate(
     seed: u64,
 ) -> Result<Estimate> {
     let b = spec.build::<f32>()?;
-    let t = StudentsT::new(0.0, 1.0, (cfg.folds - 1) as f64)
-        .map_err(|e| Error::param("folds", cfg.folds, &e.to_string()))?;
-    let q = t.inverse_cdf(0.975);
-    // Nadeau & Bengio's correction: the folds' training sets overlap.
-    let k = cfg.folds as f64;
-    let correction = (1.0 / k + 1.0 / (k - 1.0)).sqrt();
-    let (mean, sd) = mean_std(folds.values.iter().copied());
-    let half = q * sd * correction;
+    let (mean, half) = fold_interval(&folds.values)?;
     let mut w = plan.notes.clone();
     w.extend(folds.warnings);
     w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan.eval_batch));

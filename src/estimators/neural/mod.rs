@@ -33,11 +33,13 @@
 //! so a bound estimated alone ([`Neural`]) gives exactly the number it gives in company.
 
 mod aggregate;
+mod conditional;
 mod config;
 mod fold;
 mod plan;
 
 pub use aggregate::NeuralSettings;
+pub use conditional::conditional_estimate;
 pub use config::{Alternative, NeuralConfig};
 
 use super::{Estimate, Estimator, Kind};
