@@ -47,7 +47,7 @@ fn write_input(dir: &Path, what: &str, m: &DMatrix<f64>, names: Option<&Value>) 
 }
 
 /// What `estimate` tells a user whose columns look like class labels (src/cli/estimate.rs).
-const LABEL_HINT: &str = "say so with --discrete and use an estimator for labels (discrete, ross, mixed-ksg)";
+const LABEL_HINT: &str = "say so with --discrete and use an estimator for labels (discrete, ross, mixed-ksg) or a neural bound (infonce), which embeds them";
 
 #[test]
 fn the_command_line_gives_the_tables_sentences() {

@@ -225,8 +225,10 @@ def _plain(v: Any) -> Any:
 
 
 def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, embed: int, batch: int,
-             steps: int, lr: float, weight_decay: float, folds: int, transform: str, drop_constant: bool) -> dict:
-    """The options object of the native call."""
+             steps: int, lr: float, weight_decay: float, folds: int, transform: str, drop_constant: bool,
+             discrete_x: Any = (), discrete_y: Any = ()) -> dict:
+    """The options object of the native call (label columns as given: :func:`_call` turns names
+    into positions)."""
     if isinstance(hidden, (int, np.integer)):
         hidden = [int(hidden)]
     else:
@@ -235,13 +237,15 @@ def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, em
         estimators = list(estimators)
     return dict(estimators=estimators, seed=seed, unit=unit, critic=critic, hidden=hidden, embed=embed,
                 batch=batch, steps=steps, lr=lr, weight_decay=weight_decay, folds=folds, transform=transform,
-                drop_constant=drop_constant)
+                drop_constant=drop_constant, discrete_x=discrete_x, discrete_y=discrete_y)
 
 
 def _call(native: Any, x: Any, y: Any, options: dict, progress: Any, **flags: Any) -> dict:
     """A native estimate on ``x`` and ``y`` (arrays or pandas objects) with progress; the data
     rules' notes become warnings."""
     (xa, xn), (ya, yn) = as_input(x, "x"), as_input(y, "y")
+    options = dict(options, discrete_x=_column_positions(options.get("discrete_x", ()), xn, "discrete_x"),
+                   discrete_y=_column_positions(options.get("discrete_y", ()), yn, "discrete_y"))
     cb = _progress_callback(progress)
     try:
         data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb, **flags)
@@ -273,6 +277,8 @@ def estimate(
     drop_constant: bool = _D["drop_constant"],
     progress: Any = False,
     selfcheck: bool = False,
+    discrete_x: Sequence[Union[int, str]] = _D["discrete_x"],
+    discrete_y: Sequence[Union[int, str]] = _D["discrete_y"],
 ) -> Comparison:
     """Estimates the mutual information I(X; Y) in nats with each of ``estimators``.
 
@@ -302,13 +308,33 @@ def estimate(
     the progress bar nor Ctrl-C reaches those runs (above four joint dimensions they train
     InfoNCE critics, about four times the estimate's own time).
 
+    ``discrete_x`` and ``discrete_y`` name the columns of ``x`` and ``y`` (indices, or names of a
+    DataFrame's columns) that are class labels, as ``mibound estimate --discrete`` does: the
+    neural bounds embed them (one indicator per level, learned by the critic's first layer),
+    ``discrete``, ``ross`` and ``mixed-ksg`` read them as categories, and an estimator that
+    would read them as numbers (``ksg``, ``auto``, ``gaussian``, …) is refused by name.
+
     Raises ``ValueError`` for bad data or settings (the command line's sentence, with options
     named as here), ``TypeError`` for inputs that are not arrays of numbers and
     ``KeyboardInterrupt`` on Ctrl-C (the estimate stops within a training step).
     """
     options = _options(estimators, seed, unit, critic, hidden, embed, batch, steps, lr, weight_decay, folds,
-                       transform, drop_constant)
+                       transform, drop_constant, discrete_x, discrete_y)
     return Comparison(_call(_native.estimate, x, y, options, progress, selfcheck=selfcheck))
+
+
+def _column_positions(columns: Any, names: Optional[Sequence[str]], what: str) -> list:
+    """Positions of ``columns`` (indices, or names among ``names``, a DataFrame's columns)."""
+    names = list(names or [])
+    out = []
+    for c in ([columns] if isinstance(columns, (str, int)) else columns):
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            out.append(int(c))
+        elif c in names:
+            out.append(names.index(c))
+        else:
+            raise ValueError(f"{what}: {c!r} is not a column of the data (columns: {names})")
+    return out
 
 
 def tasks() -> list:

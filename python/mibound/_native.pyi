@@ -33,6 +33,8 @@ class Options(TypedDict, total=False):
     folds: int
     transform: str
     drop_constant: bool
+    discrete_x: Sequence[int]
+    discrete_y: Sequence[int]
 
 def defaults() -> dict[str, Any]: ...
 def estimate(

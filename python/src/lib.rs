@@ -9,12 +9,12 @@
 
 use mibound::bounds::BoundSpec;
 use mibound::data::VarKind;
-use mibound::data::kinds::{DISCRETE_MAX_LEVELS, detect_kinds};
+use mibound::data::kinds::{DISCRETE_MAX_LEVELS, LabelColumns, detect_kinds};
 use mibound::data::rules;
 use mibound::data::{Task, rng};
 use mibound::error::Error;
 use mibound::estimators::classical::{
-    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise,
+    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise, check_kinds,
     feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix, reads_labels,
 };
 use mibound::estimators::neural::estimate_bounds;
@@ -46,7 +46,9 @@ fn py_err(e: Error) -> PyErr {
         Error::Shape { .. } | Error::Parameter { .. } | Error::NonFinite { .. } | Error::Unknown { .. } => {
             PyValueError::new_err(msg)
         }
-        Error::Data { .. } | Error::Format { .. } | Error::Input { .. } => PyValueError::new_err(msg),
+        Error::Data { .. } | Error::Format { .. } | Error::Input { .. } | Error::VariableKind { .. } => {
+            PyValueError::new_err(msg)
+        }
         Error::Io { .. } => PyOSError::new_err(msg),
         Error::Diverged { .. } => PyRuntimeError::new_err(msg),
         Error::Cancelled => PyKeyboardInterrupt::new_err(msg),
@@ -254,7 +256,7 @@ fn estimator_specs(obj: &Bound<'_, PyAny>) -> PyResult<Vec<EstimatorSpec>> {
 }
 
 /// The keys of the options object, in the order of [`defaults`].
-const OPTION_KEYS: [&str; 13] = [
+const OPTION_KEYS: [&str; 15] = [
     "estimators",
     "seed",
     "unit",
@@ -268,6 +270,8 @@ const OPTION_KEYS: [&str; 13] = [
     "folds",
     "transform",
     "drop_constant",
+    "discrete_x",
+    "discrete_y",
 ];
 
 /// The options of one estimate, read from the options object (a dict of [`OPTION_KEYS`]; a
@@ -278,6 +282,8 @@ struct Call {
     unit: Unit,
     settings: Settings,
     rules: rules::Rules,
+    /// Label columns, as positions in the arrays given (before the data rules).
+    labels: LabelColumns,
 }
 
 impl Call {
@@ -320,21 +326,42 @@ impl Call {
             o.transform = v.extract()?;
         }
         let drop_constant = get("drop_constant")?.map(|v| v.extract::<bool>()).transpose()?.unwrap_or_default();
+        let columns = |k: &str| -> PyResult<Vec<usize>> {
+            let v: Vec<i64> = get(k)?.map(|v| v.extract()).transpose()?.unwrap_or_default();
+            v.into_iter().map(|j| count(k, j).map(|j| j as usize)).collect()
+        };
+        let labels = LabelColumns { x: columns("discrete_x")?, y: columns("discrete_y")? };
         let settings = o.settings(str::to_string).map_err(py_err)?;
         let rules = rules::Rules {
             drop_constant,
             drop_option: Some("drop_constant=True".into()),
-            // As the command line: only when an estimator asked for reads values as numbers.
-            label_hint: specs.iter().any(|s| !reads_labels(s)).then(|| LABEL_HINT.into()),
+            // As the command line: only when nothing was declared and an estimator asked for
+            // reads values as numbers.
+            label_hint: (labels.is_empty() && specs.iter().any(|s| !reads_labels(s))).then(|| LABEL_HINT.into()),
         };
-        Ok(Call { specs, seed, unit, settings, rules })
+        Ok(Call { specs, seed, unit, settings, rules, labels })
+    }
+
+    /// The settings for the columns the data rules kept: the declared labels moved to their
+    /// positions among them (a dropped constant column is no longer there), each estimator
+    /// checked against them (one that would read a label as a number is refused, as on the
+    /// command line).
+    fn settings_for(&self, kept: &rules::Checked) -> Result<Settings, Error> {
+        let at = |cols: &[usize], kept: &[usize]| -> Vec<usize> {
+            cols.iter().filter_map(|j| kept.iter().position(|k| k == j)).collect()
+        };
+        let labels = LabelColumns { x: at(&self.labels.x, &kept.x), y: at(&self.labels.y, &kept.y) };
+        let (kx, ky) = labels.kinds(kept.x.len(), kept.y.len());
+        self.specs.iter().try_for_each(|s| check_kinds(s, &kx, &ky))?;
+        let mut settings = self.settings.clone();
+        settings.neural.labels = labels;
+        Ok(settings)
     }
 }
 
 /// What `estimate` tells a user whose columns look like class labels (the command line says
 /// the same with its own option names).
-const LABEL_HINT: &str =
-    "use an estimator for labels (estimators='discrete', 'ross' or 'mixed-ksg') or mibound.mutual_info_classif";
+const LABEL_HINT: &str = "declare it (discrete_x=, discrete_y=) and use an estimator for labels (estimators='discrete', 'ross', 'mixed-ksg', or a neural bound such as 'infonce', which embeds them) or mibound.mutual_info_classif";
 
 /// `_native.defaults()`: every option of the options object with the library's default, in
 /// the order of [`OPTION_KEYS`].
@@ -347,6 +374,7 @@ fn defaults(py: Python<'_>) -> PyResult<PyObject> {
         "hidden": o.hidden, "embed": o.embed, "batch": o.batch, "steps": o.steps, "lr": o.lr,
         "weight_decay": o.weight_decay, "folds": o.folds, "transform": o.transform,
         "drop_constant": rules::Rules::default().drop_constant,
+        "discrete_x": LabelColumns::default().x, "discrete_y": LabelColumns::default().y,
     });
     let all = from_json(py, &v)?;
     let all = all.bind(py);
@@ -401,11 +429,12 @@ fn run_on<T: Send>(
     names: (Option<Vec<String>>, Option<Vec<String>>),
     call: &Call,
     progress: Option<PyObject>,
-    work: impl Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, &Interrupt) -> mibound::error::Result<T> + Sync,
+    work: impl Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, &Settings, &Interrupt) -> mibound::error::Result<T> + Sync,
 ) -> PyResult<(T, serde_json::Value)> {
     let (xi, yi) = (Input::extract("x", x)?, Input::extract("y", y)?);
     let (xm, ym) = (xi.matrix("x").map_err(py_err)?, yi.matrix("y").map_err(py_err)?);
     let data = apply_rules(&xm, &ym, names, &call.rules).map_err(py_err)?;
+    let settings = call.settings_for(&data.checked).map_err(py_err)?;
     let bounds: Vec<_> = call.specs.iter().filter_map(|s| s.bound()).collect();
     let total = call.settings.neural.max_training_steps(&bounds);
     let mut reporter = Reporter { callback: progress, total, shown: u64::MAX };
@@ -413,7 +442,7 @@ fn run_on<T: Send>(
     let (xv, yv) = (data.x.view(), data.y.view());
     let out = run_released(py, &interrupt, &mut reporter, || {
         let started = std::time::Instant::now();
-        let r = work(xv, yv, &interrupt);
+        let r = work(xv, yv, &settings, &interrupt);
         LAST_COMPARE_NANOS.store(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         r
     })?
@@ -446,9 +475,9 @@ fn estimate(
     selfcheck: bool,
 ) -> PyResult<PyObject> {
     let call = Call::from_options(options)?;
-    let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, p| {
-        let c = compare(&call.specs, &call.settings, xv, yv, call.seed, Some(p as &dyn Progress))?;
-        if selfcheck { c.with_self_check(&call.specs, &call.settings, xv, yv, call.seed) } else { Ok(c) }
+    let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| {
+        let c = compare(&call.specs, settings, xv, yv, call.seed, Some(p as &dyn Progress))?;
+        if selfcheck { c.with_self_check(&call.specs, settings, xv, yv, call.seed) } else { Ok(c) }
     })?;
     let c: Comparison = c;
     from_json(py, &with_rules(c.to_json(call.unit).map_err(py_err)?, r))
@@ -474,12 +503,12 @@ fn estimate_one(
         let names: Vec<String> = call.specs.iter().map(|s| s.to_string()).collect();
         return Err(py_err(Error::param("estimator", names.join(","), "name exactly one estimator")));
     };
-    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, p| match spec.bound() {
+    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| match spec.bound() {
         // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
-        Some(b) => Ok(estimate_bounds(&[b], &call.settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?
+        Some(b) => Ok(estimate_bounds(&[b], &settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?
             .estimates
             .remove(0)),
-        None => spec.build(&call.settings)?.estimate(xv, yv, call.seed),
+        None => spec.build(settings)?.estimate(xv, yv, call.seed),
     })?;
     let e: Estimate = e;
     let mut v = serde_json::to_value(&e).map_err(|err| PyRuntimeError::new_err(err.to_string()))?;

@@ -174,3 +174,26 @@ def test_bad_arguments_are_value_errors_naming_them(mixed, call, match):
     X, y, _ = mixed
     with pytest.raises(ValueError, match=match):
         call(X, y)
+
+
+def test_declared_labels_are_embedded_by_infonce_as_on_the_command_line(cli, tmp_path):
+    """discrete_x/discrete_y: InfoNCE one-hot encodes the label columns (the same number as
+    `mibound estimate --discrete`), and an estimator that reads numbers is refused by name."""
+    import pandas as pd
+
+    rng = np.random.RandomState(5)
+    a = rng.randint(0, 4, 600)
+    b = np.where(rng.rand(600) < 0.3, rng.randint(0, 4, 600), a)
+    df = pd.DataFrame({"a": a * 10 + 3, "b": b * 7 - 2})
+    quick = dict(steps=300, batch=64, critic="separable")
+    r = mibound.estimate(df[["a"]], df[["b"]], "infonce", 1, discrete_x=["a"], discrete_y=[0], **quick)
+    df.to_csv(tmp_path / "ab.csv", index=False)
+    _, out, _ = run_cli(cli, "estimate", "--x", tmp_path / "ab.csv", "--x-cols", "a", "--y-cols", "b",
+                        "--discrete", "a,b", "--estimators", "infonce", "--seed", "1", "--steps", "300",
+                        "--batch", "64", "--critic", "separable", "--json", "--quiet")
+    assert json.loads(out)["estimates"][0]["value"] == r.estimates[0].value
+    assert r.estimates[0].settings["labels"] == {"x": [0], "y": [0]}
+    with pytest.raises(ValueError, match="read labels as numbers"):
+        mibound.estimate(df[["a"]], df[["b"]], "ksg", 1, discrete_x=["a"])
+    with pytest.raises(ValueError, match="not a column"):
+        mibound.estimate(df[["a"]], df[["b"]], "infonce", 1, discrete_x=["c"])

@@ -13,7 +13,8 @@ import mibound
 from conftest import REPO
 
 # What estimate tells a user whose columns look like class labels (python/src/lib.rs).
-LABEL_HINT = "use an estimator for labels (estimators='discrete', 'ross' or 'mixed-ksg') or mibound.mutual_info_classif"
+LABEL_HINT = ("declare it (discrete_x=, discrete_y=) and use an estimator for labels (estimators='discrete', 'ross', "
+              "'mixed-ksg', or a neural bound such as 'infonce', which embeds them) or mibound.mutual_info_classif")
 
 TABLE = json.loads((REPO / "tests" / "data" / "bad_inputs.json").read_text())["cases"]
 

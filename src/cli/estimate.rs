@@ -228,7 +228,7 @@ pub(super) fn run_and_report(
 }
 
 /// What `estimate` tells a user whose columns look like class labels.
-const LABEL_HINT: &str = "say so with --discrete and use an estimator for labels (discrete, ross, mixed-ksg)";
+const LABEL_HINT: &str = "say so with --discrete and use an estimator for labels (discrete, ross, mixed-ksg) or a neural bound (infonce), which embeds them";
 
 /// `mibound estimate`: the options are checked before the files are read. Columns named by
 /// `discrete` (`--discrete`) are labels: an estimator that would read them as numbers is refused
@@ -247,6 +247,8 @@ pub fn estimate(
     let numbers = cfg.0.iter().any(|s| !crate::estimators::classical::reads_labels(s));
     let hint = (discrete.is_none() && numbers).then_some(LABEL_HINT);
     let l = load_xy_named(files, input, hint)?;
-    super::features::check_estimators(&cfg.0, &l, discrete)?;
+    let mut cfg = cfg;
+    // Declared labels: the neural bounds embed them (one-hot); the others were checked above.
+    cfg.1.neural.labels = super::features::check_estimators(&cfg.0, &l, discrete)?;
     run_and_report(&l.x, &l.y, &cfg, opts.seed, unit, output)
 }

@@ -11,6 +11,7 @@ use crate::data::{KindNote, VarKind};
 use crate::error::{Error, Result};
 use crate::estimators::EstimatorSpec;
 use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, check_kinds, feature_mi};
+use crate::estimators::neural::LabelColumns;
 use nalgebra::DMatrix;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -92,8 +93,9 @@ pub(super) fn kinds(
 /// estimator ([`check_kinds`]: one sentence naming a better estimator). Only declared columns
 /// are labels here: `estimate` reads an undeclared column as numbers, as before (detection
 /// with a note is `features` and `matrix`'s).
-pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Option<&str>) -> Result<()> {
-    let Some(declared) = discrete else { return Ok(()) };
+/// Returns the positions of the declared label columns in x and in y.
+pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Option<&str>) -> Result<LabelColumns> {
+    let Some(declared) = discrete else { return Ok(LabelColumns::default()) };
     let all: Vec<&Column> = l.x_columns.iter().chain(&l.y_columns).collect();
     let mut sides = Vec::new();
     for (m, cols) in [(&l.x, &l.x_columns), (&l.y, &l.y_columns)] {
@@ -108,7 +110,9 @@ pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Op
             .collect();
         sides.push(named);
     }
-    specs.iter().try_for_each(|s| check_kinds(s, &sides[0], &sides[1]))
+    specs.iter().try_for_each(|s| check_kinds(s, &sides[0], &sides[1]))?;
+    let labels = |k: &[VarKind]| (0..k.len()).filter(|&j| k[j] == VarKind::Discrete).collect();
+    Ok(LabelColumns { x: labels(&sides[0]), y: labels(&sides[1]) })
 }
 
 /// `mibound features`.

@@ -19,6 +19,31 @@ use serde::{Deserialize, Serialize};
 /// At most this many distinct whole-number values make an undeclared column discrete.
 pub const DISCRETE_MAX_LEVELS: usize = 10;
 
+/// Columns (0-based) of x and of y that are class labels, as a user declared them (the command
+/// line's `--discrete`, Python's `discrete_x`/`discrete_y`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabelColumns {
+    /// Label columns of x.
+    pub x: Vec<usize>,
+    /// Label columns of y.
+    pub y: Vec<usize>,
+}
+
+impl LabelColumns {
+    /// Whether no column is a label.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty() && self.y.is_empty()
+    }
+
+    /// The kind of each of `dx` columns of x and `dy` of y.
+    pub fn kinds(&self, dx: usize, dy: usize) -> (Vec<VarKind>, Vec<VarKind>) {
+        let kinds = |cols: &[usize], d: usize| {
+            (0..d).map(|j| if cols.contains(&j) { VarKind::Discrete } else { VarKind::Continuous }).collect()
+        };
+        (kinds(&self.x, dx), kinds(&self.y, dy))
+    }
+}
+
 /// The type of one column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -67,8 +67,15 @@ impl Comparison {
         seed: u64,
     ) -> Result<Self> {
         let Some(i) = self.headline_index() else { return Ok(self) };
-        let estimator = EstimatorSpec::resolve(specs, x.ncols(), y.ncols())[i].build(settings)?;
-        let check = self_check(estimator.as_ref(), &self.estimates[i], x, y, seed)?;
+        let spec = EstimatorSpec::resolve(specs, x.ncols(), y.ncols())[i];
+        let estimator = spec.build(settings)?;
+        // Two copies side by side: the label columns of the second copy too.
+        let mut twice = settings.clone();
+        let labels = &mut twice.neural.labels;
+        labels.x = labels.x.iter().copied().chain(labels.x.iter().map(|j| j + x.ncols())).collect();
+        labels.y = labels.y.iter().copied().chain(labels.y.iter().map(|j| j + y.ncols())).collect();
+        let doubled = spec.build(&twice)?;
+        let check = self_check((estimator.as_ref(), doubled.as_ref()), &self.estimates[i], x, y, seed)?;
         for f in &check.failures {
             let message = format!("self-check of {}: {f}; do not trust it on this data", self.estimates[i].label);
             self.warnings.push(Warning::new(WarningCode::SelfCheck, message));

@@ -72,6 +72,21 @@ enum ColumnMap {
         ranks: Vec<f64>,
         n: f64,
     },
+    /// A class label: one indicator column per level seen on the training rows (sorted); a
+    /// level the training rows never had maps to all zeros.
+    OneHot {
+        levels: Vec<f64>,
+    },
+}
+
+impl ColumnMap {
+    /// Columns this map writes.
+    fn width(&self) -> usize {
+        match self {
+            ColumnMap::OneHot { levels } => levels.len(),
+            _ => 1,
+        }
+    }
 }
 
 /// A [`MarginalTransform`] fitted on training rows, to apply to any rows.
@@ -84,12 +99,31 @@ impl MarginalTransform {
     /// Fits the map of every column of `m` on the rows `rows`. `what` names the matrix in errors
     /// (`"x"`): a column constant on the training rows cannot be standardised.
     pub fn fit(self, m: &DMatrix<f64>, rows: &[usize], what: &str) -> Result<FittedTransform> {
+        self.fit_with_labels(m, rows, what, &[])
+    }
+
+    /// [`MarginalTransform::fit`], with the columns `labels` read as class labels: each becomes
+    /// one indicator column per level of its training rows (one-hot), so a critic's first layer
+    /// holds one learned vector per level — an embedding — and the codes' order and spacing
+    /// mean nothing.
+    pub fn fit_with_labels(
+        self,
+        m: &DMatrix<f64>,
+        rows: &[usize],
+        what: &str,
+        labels: &[usize],
+    ) -> Result<FittedTransform> {
         if rows.is_empty() {
             return Err(Error::param("training rows", 0, "cannot fit a marginal transform on no rows"));
         }
         let cols = (0..m.ncols())
             .map(|j| {
-                let v: Vec<f64> = rows.iter().map(|&i| m[(i, j)]).collect();
+                let mut v: Vec<f64> = rows.iter().map(|&i| m[(i, j)]).collect();
+                if labels.contains(&j) {
+                    v.sort_by(f64::total_cmp);
+                    v.dedup();
+                    return Ok(ColumnMap::OneHot { levels: v });
+                }
                 match self {
                     MarginalTransform::None => Ok(ColumnMap::Identity),
                     MarginalTransform::Standardize => {
@@ -123,19 +157,33 @@ fn ranks(mut v: Vec<f64>) -> ColumnMap {
 }
 
 impl FittedTransform {
-    /// The transformed copy of `m` (same columns as the fit).
+    /// The transformed copy of `m` (the fit's columns; a label column becomes its indicator
+    /// columns, in place).
     pub fn apply(&self, m: &DMatrix<f64>) -> DMatrix<f64> {
-        let mut out = m.clone();
+        let width = self.cols.iter().map(ColumnMap::width).sum();
+        let mut out = DMatrix::zeros(m.nrows(), width);
+        let mut at = 0;
         for (j, map) in self.cols.iter().enumerate() {
-            let mut col = out.column_mut(j);
+            if let ColumnMap::OneHot { levels } = map {
+                for (i, v) in m.column(j).iter().enumerate() {
+                    if let Ok(l) = levels.binary_search_by(|a| a.total_cmp(v)) {
+                        out[(i, at + l)] = 1.0;
+                    }
+                }
+                at += levels.len();
+                continue;
+            }
+            let mut col = out.column_mut(at);
+            col.copy_from(&m.column(j));
             match map {
-                ColumnMap::Identity => {}
                 ColumnMap::Affine { mean, sd } => col.apply(|v| *v = (*v - mean) / sd),
                 ColumnMap::Ranks { values, ranks, n } => col.apply(|v| {
                     let r = interpolated_rank(values, ranks, *v);
                     *v = PlottingPosition::Hazen.normal_score(r, *n);
                 }),
+                ColumnMap::Identity | ColumnMap::OneHot { .. } => {}
             }
+            at += 1;
         }
         out
     }
@@ -159,6 +207,19 @@ fn interpolated_rank(values: &[f64], ranks: &[f64], v: f64) -> f64 {
 mod tests {
     use super::*;
     use statrs::distribution::{ContinuousCDF, Normal};
+
+    #[test]
+    fn label_columns_become_indicators_of_their_training_levels() {
+        let m = DMatrix::from_row_slice(4, 2, &[0.5, 2.0, 1.5, 7.0, -1.0, 2.0, 3.0, 9.0]);
+        // Column 1 is a label; rows 0–2 train: levels {2, 7}; row 3's level 9 is unseen.
+        let f = MarginalTransform::None.fit_with_labels(&m, &[0, 1, 2], "x", &[1]).unwrap();
+        let z = f.apply(&m);
+        assert_eq!(z.ncols(), 3);
+        assert_eq!(z.column(0), m.column(0));
+        assert_eq!(z.row(0).iter().copied().collect::<Vec<_>>(), [0.5, 1.0, 0.0]);
+        assert_eq!(z.row(1).iter().copied().collect::<Vec<_>>(), [1.5, 0.0, 1.0]);
+        assert_eq!(z.row(3).iter().copied().collect::<Vec<_>>(), [3.0, 0.0, 0.0]);
+    }
 
     #[test]
     fn copula_scores_are_monotone_bounded_and_tie_aware() {

@@ -63,10 +63,11 @@ impl SelfCheck {
 }
 
 /// Runs the three checks of the module docs on `estimator`, whose estimate on `(x, y)` is
-/// `full` (computed by the caller, so it is not repeated). Seeded: the same seed gives the same
-/// halves, shuffle and estimates.
+/// `full` (computed by the caller, so it is not repeated); `doubled` is the same estimator for
+/// two copies side by side (it differs only in which columns it reads as labels). Seeded: the
+/// same seed gives the same halves, shuffle and estimates.
 pub fn self_check(
-    estimator: &dyn Estimator,
+    (estimator, doubled): (&dyn Estimator, &dyn Estimator),
     full: &Estimate,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
@@ -80,7 +81,7 @@ pub fn self_check(
     let (xa, ya) = (x.select_rows(a), y.select_rows(a));
     let (xb, yb) = (x.select_rows(b), y.select_rows(b));
     let single = estimator.estimate(xa.as_view(), ya.as_view(), seed)?;
-    let doubled = estimator.estimate(side_by_side(&xa, &xb).as_view(), side_by_side(&ya, &yb).as_view(), seed)?;
+    let doubled = doubled.estimate(side_by_side(&xa, &xb).as_view(), side_by_side(&ya, &yb).as_view(), seed)?;
     let mapped = estimator.estimate(monotone_map(x).as_view(), monotone_map(y).as_view(), seed)?;
     let mut perm: Vec<usize> = (0..n).collect();
     shuffle(&mut perm, &mut rng(derive_seed(seed, "selfcheck shuffle")));

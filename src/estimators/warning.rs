@@ -47,6 +47,8 @@ pub enum WarningCode {
     NoInterval,
     /// A quantity that cannot be negative read below zero (a difference of two estimates).
     Negative,
+    /// A lower bound read above the entropy of a side made of labels, which bounds the MI.
+    AboveEntropy,
 }
 
 /// One warning: its code, the numbers behind it (named), and its sentence.

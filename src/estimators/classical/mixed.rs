@@ -293,9 +293,9 @@ pub fn reads_labels(spec: &EstimatorSpec) -> bool {
 }
 
 /// Whether the estimator `spec` can use columns of kinds `x` and `y`: `Ok` or an
-/// [`Error::VariableKind`] whose sentence names a better estimator. The neural, flow, KSG,
-/// Gaussian, copula and binned estimators read every value as a number and refuse a discrete
-/// column; `discrete` needs both sides discrete; `ross` one side discrete (the one it names) and
+/// [`Error::VariableKind`] whose sentence names a better estimator. The neural bounds embed a
+/// discrete column (one-hot); the flow, KSG, Gaussian, copula and binned estimators read every
+/// value as a number and refuse one; `discrete` needs both sides discrete; `ross` one side discrete (the one it names) and
 /// the other continuous; `mixed-ksg` takes anything.
 pub fn check_kinds(spec: &EstimatorSpec, x: &[VarKind], y: &[VarKind]) -> Result<()> {
     let first = |side: &'static str, kinds: &[VarKind], want: VarKind| {
@@ -303,7 +303,9 @@ pub fn check_kinds(spec: &EstimatorSpec, x: &[VarKind], y: &[VarKind]) -> Result
     };
     let both = |want: VarKind| first("x", x, want).or_else(|| first("y", y, want));
     let (bad, better) = match *spec {
-        EstimatorSpec::MixedKsg { .. } => return Ok(()),
+        // Labels are one-hot encoded for the critic (`NeuralConfig::labels`); the plan refuses
+        // a label y for a conditional model q(y|x).
+        EstimatorSpec::MixedKsg { .. } | EstimatorSpec::Neural { .. } => return Ok(()),
         EstimatorSpec::Discrete { .. } => (
             both(VarKind::Discrete),
             "use ross (one side discrete, the other continuous) or mixed-ksg (any mixture)".to_string(),
@@ -326,7 +328,7 @@ pub fn check_kinds(spec: &EstimatorSpec, x: &[VarKind], y: &[VarKind]) -> Result
         _ => (
             both(VarKind::Continuous),
             format!(
-                "it would read labels as numbers; use {}",
+                "it would read labels as numbers; use {} or a neural bound such as infonce (labels embedded)",
                 match (side_kind(x), side_kind(y)) {
                     (Some(VarKind::Discrete), Some(VarKind::Discrete)) => "discrete (Miller–Madow plug-in)",
                     (Some(VarKind::Continuous), Some(VarKind::Discrete)) => "ross (Ross 2014) or mixed-ksg",

@@ -2,7 +2,7 @@
 //! [`Estimate`]: their mean, a Nadeau–Bengio-corrected t-interval, the warnings of its folds and
 //! the settings that reproduce it.
 
-use super::config::{Alternative, NeuralConfig};
+use super::config::{Alternative, LabelColumns, NeuralConfig};
 use super::fold::GroupOutcome;
 use super::plan::{Plan, trainer_bound};
 use crate::bounds::{Bound, BoundSpec};
@@ -87,6 +87,9 @@ pub struct NeuralSettings {
     pub seed: u64,
     /// The gemm backend.
     pub backend: &'static str,
+    /// Columns read as class labels (one-hot); absent from the JSON when there are none.
+    #[serde(skip_serializing_if = "LabelColumns::is_empty")]
+    pub labels: LabelColumns,
 }
 
 /// The mean of the folds' held-out `values` and the half-width of its 95 % interval: Student's
@@ -116,7 +119,7 @@ pub(super) fn estimate(
     let (mean, half) = fold_interval(&folds.values)?;
     let mut w = plan.notes.clone();
     w.extend(folds.warnings);
-    w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan.eval_batch));
+    w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan));
     let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
     let settings = NeuralSettings {
         bound: spec.to_string(),
@@ -135,6 +138,7 @@ pub(super) fn estimate(
         transform: cfg.transform.to_string(),
         seed,
         backend: cfg.compute.backend.name(),
+        labels: cfg.labels.clone(),
     };
     let diagnostics = Diagnostics {
         warnings: w,
@@ -158,8 +162,8 @@ pub(super) fn estimate(
 /// What the folds' mean says about bound `spec` (built as `b`): an upper bound whose
 /// conditional model fits worse than the marginal one (`q_gain`: its log-likelihood gains per
 /// fold), a value that is not finite, InfoNCE at its ceiling `log eval_batch`.
-fn bound_warnings(spec: &BoundSpec, b: &dyn Bound<f32>, q_gain: &[f64], mean: f64, eval_batch: usize) -> Vec<Warning> {
-    let mut w = Vec::new();
+fn bound_warnings(spec: &BoundSpec, b: &dyn Bound<f32>, q_gain: &[f64], mean: f64, plan: &Plan) -> Vec<Warning> {
+    let (mut w, eval_batch) = (Vec::new(), plan.eval_batch);
     if let Some(g) = (!q_gain.is_empty()).then(|| q_gain.iter().sum::<f64>() / q_gain.len() as f64)
         && g <= 0.0
         && b.kind() == Kind::UpperIfExact
@@ -184,6 +188,16 @@ fn bound_warnings(spec: &BoundSpec, b: &dyn Bound<f32>, q_gain: &[f64], mean: f6
             eval_batch
         );
         w.push(Warning::new(WarningCode::AtCeiling, message).with("value", mean).with("ceiling", log_n));
+    }
+    if let Some(h) = plan.label_entropy
+        && mean > h
+        && b.kind() == Kind::Lower
+    {
+        let message = format!(
+            "{} ({mean:.3}) is above the entropy of the labels, {h:.3} nats, which no MI with a label can exceed: the estimate is biased up on this data",
+            b.label()
+        );
+        w.push(Warning::new(WarningCode::AboveEntropy, message).with("value", mean).with("entropy", h));
     }
     w
 }

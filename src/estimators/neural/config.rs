@@ -5,6 +5,7 @@ use super::plan::trainer_bound;
 use crate::bounds::BoundSpec;
 use crate::compute::Compute;
 use crate::critics::CriticSpec;
+pub use crate::data::kinds::LabelColumns;
 use crate::error::{Error, Result};
 use crate::estimators::marginal::MarginalTransform;
 use crate::optim::AdamConfig;
@@ -100,6 +101,12 @@ pub struct NeuralConfig {
     /// The gemm backend and the threads one training step may use.
     #[serde(default)]
     pub compute: Compute,
+    /// Columns of x and of y that are class labels: each is one-hot encoded on each fold (one
+    /// indicator per level of its training rows), so the critic's first layer learns one
+    /// vector per level, an embedding ([`MarginalTransform::fit_with_labels`]). Empty (the
+    /// default): every column is a number.
+    #[serde(default)]
+    pub labels: LabelColumns,
 }
 
 impl Default for NeuralConfig {
@@ -142,6 +149,7 @@ impl Default for NeuralConfig {
             pilot_steps: 500,
             choose_once: true,
             compute: Compute::default(),
+            labels: LabelColumns::default(),
         }
     }
 }

@@ -61,8 +61,8 @@ impl<'a> Fold<'a> {
         let rows = &plan.folds[index];
         let training = rows.training();
         let (x, y) = (x.clone_owned(), y.clone_owned());
-        let fx = cfg.transform.fit(&x, &training, "x")?.apply(&x);
-        let fy = cfg.transform.fit(&y, &training, "y")?.apply(&y);
+        let fx = cfg.transform.fit_with_labels(&x, &training, "x", &cfg.labels.x)?.apply(&x);
+        let fy = cfg.transform.fit_with_labels(&y, &training, "y", &cfg.labels.y)?.apply(&y);
         // The runner's data set: it draws training batches from `train` (here the fit rows);
         // validation and test rows are passed explicitly.
         let data = Data::Dataset(Dataset { x: fx, y: fy, train: rows.fit.clone(), test: rows.val.clone() });

@@ -40,7 +40,7 @@ mod plan;
 
 pub use aggregate::NeuralSettings;
 pub use conditional::conditional_estimate;
-pub use config::{Alternative, NeuralConfig};
+pub use config::{Alternative, LabelColumns, NeuralConfig};
 
 use super::{Estimate, Estimator, Kind};
 use crate::bounds::BoundSpec;

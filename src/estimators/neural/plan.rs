@@ -3,7 +3,7 @@
 //! tests on, the batch sizes, how often validation is checked and which critics are trained
 //! for which bounds.
 
-use super::config::NeuralConfig;
+use super::config::{LabelColumns, NeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::error::{Error, Result};
 use crate::estimators::{Warning, WarningCode, check_inputs};
@@ -48,6 +48,9 @@ pub(super) struct Plan {
     pub groups: Vec<CriticGroup>,
     /// Notes for every estimate (repeated rows, a lowered batch).
     pub notes: Vec<Warning>,
+    /// When every column of x, or of y, is a class label: the smaller plug-in entropy of such
+    /// a side (nats), a ceiling no MI can exceed (`I(X; Y) ≤ H(Y)`).
+    pub label_entropy: Option<f64>,
 }
 
 /// The training objective that trains a bound's critic: bounds with the same key share one.
@@ -78,11 +81,12 @@ pub(super) fn plan(
         }
         b.build::<f32>()?;
     }
+    let label_entropy = check_labels(bounds, cfg, x, y)?;
     let n = x.nrows();
     if cfg.folds > n / 2 {
         return Err(Error::param("folds", cfg.folds, &format!("{n} rows allow at most {} folds of 2 rows", n / 2)));
     }
-    let (groups_of_rows, repeats) = folds_by_groups(x, y, cfg.folds, seed);
+    let (groups_of_rows, repeats) = folds_by_groups(x, y, &cfg.labels, cfg.folds, seed);
     let mut notes = Vec::new();
     if repeats > 0 {
         let message = format!(
@@ -133,19 +137,79 @@ pub(super) fn plan(
             None => groups.push(CriticGroup { trainer: t, members: vec![(i, *b)] }),
         }
     }
-    Ok(Plan { folds, batch, eval_batch: batch.min(min_test), eval_every, groups, notes })
+    Ok(Plan { folds, batch, eval_batch: batch.min(min_test), eval_every, groups, notes, label_entropy })
+}
+
+/// Checks [`NeuralConfig::labels`] against the data and the bounds, and returns the entropy
+/// ceiling of a side made of labels only ([`Plan::label_entropy`]).
+fn check_labels(
+    bounds: &[BoundSpec],
+    cfg: &NeuralConfig,
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+) -> Result<Option<f64>> {
+    for (side, m, cols) in [("x", x, &cfg.labels.x), ("y", y, &cfg.labels.y)] {
+        if let Some(&j) = cols.iter().find(|&&j| j >= m.ncols()) {
+            return Err(Error::param(
+                &format!("label column of {side}"),
+                j,
+                &format!("{side} has {} columns", m.ncols()),
+            ));
+        }
+    }
+    if let Some(b) = bounds.iter().find(|b| b.needs_log_density() && !cfg.labels.y.is_empty()) {
+        return Err(Error::param(
+            "estimator",
+            b,
+            "its conditional model q(y|x) is a Gaussian density, which cannot model a label in y: use a lower bound (infonce, smile:5, …)",
+        ));
+    }
+    let entropy = |m: DMatrixView<'_, f64>, cols: &[usize]| {
+        (!cols.is_empty() && cols.len() == m.ncols()).then(|| plug_in_entropy(m))
+    };
+    Ok(match (entropy(x, &cfg.labels.x), entropy(y, &cfg.labels.y)) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    })
+}
+
+/// The plug-in entropy (nats) of the rows of `m`, each row one symbol.
+fn plug_in_entropy(m: DMatrixView<'_, f64>) -> f64 {
+    let mut counts: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
+    for row in m.row_iter() {
+        *counts.entry(row.iter().map(|v| v.to_bits()).collect()).or_default() += 1;
+    }
+    let n = m.nrows() as f64;
+    counts.values().map(|&c| c as f64 / n).map(|p| -p * p.ln()).sum()
 }
 
 /// Splits the rows into `k` folds of nearly equal size at random (seeded), keeping identical
-/// rows (the same x and y, bit for bit) together. Returns the folds and the number of rows that
+/// rows (the same measurements of x and y, bit for bit) together. Label columns do not count:
+/// labels repeat by nature, and a pair of labels only (a channel) has a few distinct rows,
+/// which must reach every fold's training rows. Returns the folds and the number of rows that
 /// repeat an earlier one.
-fn folds_by_groups(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, seed: u64) -> (Vec<Vec<usize>>, usize) {
+fn folds_by_groups(
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    labels: &LabelColumns,
+    k: usize,
+    seed: u64,
+) -> (Vec<Vec<usize>>, usize) {
     use std::collections::HashMap;
     let n = x.nrows();
+    let measured = |m: DMatrixView<'_, f64>, skip: &[usize]| -> Vec<usize> {
+        (0..m.ncols()).filter(|j| !skip.contains(j)).collect()
+    };
+    let (xc, yc) = (measured(x, &labels.x), measured(y, &labels.y));
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
     for i in 0..n {
-        let key: Vec<u64> = x.row(i).iter().chain(y.row(i).iter()).map(|v| v.to_bits()).collect();
+        if xc.is_empty() && yc.is_empty() {
+            groups.push(vec![i]);
+            continue;
+        }
+        let key: Vec<u64> =
+            xc.iter().map(|&j| x[(i, j)]).chain(yc.iter().map(|&j| y[(i, j)])).map(f64::to_bits).collect();
         match index.get(&key) {
             Some(&g) => groups[g].push(i),
             None => {
@@ -167,4 +231,16 @@ fn folds_by_groups(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, k: usize, s
         folds[f].extend(g);
     }
     (folds, repeats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plug_in_entropy_counts_rows_as_symbols() {
+        // Rows (0,1), (0,1), (1,0), (2,2): probabilities ½, ¼, ¼ → ½ ln 2 + 2 · ¼ ln 4 = 1.5 ln 2.
+        let m = nalgebra::DMatrix::from_row_slice(4, 2, &[0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 2.0, 2.0]);
+        assert!((plug_in_entropy(m.as_view()) - 1.5 * std::f64::consts::LN_2).abs() < 1e-12);
+    }
 }
