@@ -21,7 +21,7 @@ fn copula_passes_on_a_gaussian_pair() {
     let specs = EstimatorSpec::parse_list("copula").unwrap();
     let c = compare(&specs, &cheap(), x.as_view(), y.as_view(), 3, None)
         .unwrap()
-        .with_self_check(&specs, &cheap(), x.as_view(), y.as_view(), 3)
+        .with_self_check(&specs, &cheap(), (x.as_view(), y.as_view()), 3, None)
         .unwrap();
     let sc = c.selfcheck.as_ref().unwrap();
     println!("{sc:?}");
@@ -40,7 +40,7 @@ fn gaussian_estimate_fails_invariance() {
     let specs = EstimatorSpec::parse_list("gaussian").unwrap();
     let c = compare(&specs, &cheap(), x.as_view(), y.as_view(), 4, None)
         .unwrap()
-        .with_self_check(&specs, &cheap(), x.as_view(), y.as_view(), 4)
+        .with_self_check(&specs, &cheap(), (x.as_view(), y.as_view()), 4, None)
         .unwrap();
     let sc = c.selfcheck.as_ref().unwrap();
     println!("{sc:?}");
@@ -59,9 +59,41 @@ fn infonce_passes_on_a_gaussian_pair() {
     let specs = EstimatorSpec::parse_list("infonce").unwrap();
     let c = compare(&specs, &cheap(), x.as_view(), y.as_view(), 5, None)
         .unwrap()
-        .with_self_check(&specs, &cheap(), x.as_view(), y.as_view(), 5)
+        .with_self_check(&specs, &cheap(), (x.as_view(), y.as_view()), 5, None)
         .unwrap();
     let sc = c.selfcheck.as_ref().unwrap();
     println!("{sc:?}");
     assert!(sc.passed(), "{:?}", sc.failures);
+}
+
+/// The self-check's four neural estimates report their steps to the progress given, no more
+/// than `self_check_steps` says, and stop when it cancels (Ctrl-C in Python, a closed bar).
+#[test]
+fn the_self_check_reports_progress_and_can_be_cancelled() {
+    use mibound::estimators::self_check_steps;
+    use mibound::train::Progress;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    struct Count(AtomicU64, u64);
+    impl Progress for Count {
+        fn advance(&self, steps: u64) {
+            self.0.fetch_add(steps, Ordering::Relaxed);
+        }
+        fn cancelled(&self) -> bool {
+            self.0.load(Ordering::Relaxed) >= self.1
+        }
+    }
+    let task = mibound::tasks::get("1v1-normal-0.75").unwrap();
+    let (x, y) = task.draw(1000, 3).unwrap();
+    let specs = EstimatorSpec::parse_list("infonce").unwrap();
+    let s = cheap();
+    let c = compare(&specs, &s, x.as_view(), y.as_view(), 3, None).unwrap();
+    let total = self_check_steps(&specs, &s, 1, 1);
+    assert_eq!(total, 4 * 5 * 300, "four estimates of 5 folds × 300 steps");
+    let all = Count(AtomicU64::new(0), u64::MAX);
+    c.clone().with_self_check(&specs, &s, (x.as_view(), y.as_view()), 3, Some(&all)).unwrap();
+    let counted = all.0.load(Ordering::Relaxed);
+    assert!(counted > 0 && counted <= total, "{counted} of {total}");
+    let stop = Count(AtomicU64::new(0), 100);
+    let err = c.with_self_check(&specs, &s, (x.as_view(), y.as_view()), 3, Some(&stop)).unwrap_err();
+    assert!(matches!(err, mibound::error::Error::Cancelled), "{err}");
 }

@@ -20,6 +20,7 @@ use mibound::estimators::classical::{
 use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{
     Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare, compare_given,
+    self_check_steps, training_steps,
 };
 use mibound::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
@@ -284,6 +285,8 @@ struct Call {
     rules: rules::Rules,
     /// Label columns, as positions in the arrays given (before the data rules).
     labels: LabelColumns,
+    /// Whether the headline's self-check runs too (its steps count in the progress).
+    selfcheck: bool,
 }
 
 impl Call {
@@ -339,7 +342,7 @@ impl Call {
             // reads values as numbers.
             label_hint: (labels.is_empty() && specs.iter().any(|s| !reads_labels(s))).then(|| LABEL_HINT.into()),
         };
-        Ok(Call { specs, seed, unit, settings, rules, labels })
+        Ok(Call { specs, seed, unit, settings, rules, labels, selfcheck: false })
     }
 
     /// The settings for the columns the data rules kept: the declared labels moved to their
@@ -435,8 +438,11 @@ fn run_on<T: Send>(
     let (xm, ym) = (xi.matrix("x").map_err(py_err)?, yi.matrix("y").map_err(py_err)?);
     let data = apply_rules(&xm, &ym, names, &call.rules).map_err(py_err)?;
     let settings = call.settings_for(&data.checked).map_err(py_err)?;
-    let bounds: Vec<_> = call.specs.iter().filter_map(|s| s.bound()).collect();
-    let total = call.settings.neural.max_training_steps(&bounds);
+    let (dx, dy) = (data.x.view().ncols(), data.y.view().ncols());
+    let mut total = training_steps(&call.specs, &settings, dx, dy);
+    if call.selfcheck {
+        total += self_check_steps(&call.specs, &settings, dx, dy);
+    }
     let mut reporter = Reporter { callback: progress, total, shown: u64::MAX };
     let interrupt = Interrupt::default();
     let (xv, yv) = (data.x.view(), data.y.view());
@@ -474,10 +480,14 @@ fn estimate(
     progress: Option<PyObject>,
     selfcheck: bool,
 ) -> PyResult<PyObject> {
-    let call = Call::from_options(options)?;
+    let call = Call { selfcheck, ..Call::from_options(options)? };
     let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| {
         let c = compare(&call.specs, settings, xv, yv, call.seed, Some(p as &dyn Progress))?;
-        if selfcheck { c.with_self_check(&call.specs, settings, xv, yv, call.seed) } else { Ok(c) }
+        if selfcheck {
+            c.with_self_check(&call.specs, settings, (xv, yv), call.seed, Some(p as &dyn Progress))
+        } else {
+            Ok(c)
+        }
     })?;
     let c: Comparison = c;
     from_json(py, &with_rules(c.to_json(call.unit).map_err(py_err)?, r))

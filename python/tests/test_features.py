@@ -197,3 +197,15 @@ def test_declared_labels_are_embedded_by_infonce_as_on_the_command_line(cli, tmp
         mibound.estimate(df[["a"]], df[["b"]], "ksg", 1, discrete_x=["a"])
     with pytest.raises(ValueError, match="not a column"):
         mibound.estimate(df[["a"]], df[["b"]], "infonce", 1, discrete_x=["c"])
+
+
+def test_the_self_check_counts_in_the_progress(gaussian):
+    """selfcheck=True: the four extra neural estimates report their steps to the callback,
+    whose total includes them."""
+    x, y = gaussian
+    seen = []
+    mibound.estimate(x, y, "infonce", 0, steps=50, batch=64, critic="separable", selfcheck=True,
+                     progress=lambda done, total: seen.append((done, total)))
+    total = seen[-1][1]
+    assert total == 5 * 5 * 50, "the estimate and four self-check estimates, 5 folds × 50 steps"
+    assert seen[-1][0] > 4 * 5 * 50, "the self-check's steps were counted"

@@ -178,8 +178,7 @@ fn run_compare(
     seed: u64,
     quiet: bool,
 ) -> Result<Comparison> {
-    let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
-    let bar = progress_bar(settings.neural.max_training_steps(&bounds), quiet);
+    let bar = progress_bar(crate::estimators::training_steps(specs, settings, x.ncols(), y.ncols()), quiet);
     let inc = |k: u64| bar.inc(k);
     let c = compare(specs, settings, x.as_view(), y.as_view(), seed, Some(&inc));
     bar.finish_and_clear();
@@ -214,7 +213,12 @@ pub(super) fn run_and_report(
         if !output.quiet {
             eprintln!("self-check: the headline estimator on two halves side by side, a monotone map and a shuffle");
         }
-        est = est.with_self_check(&cfg.0, &cfg.1, x.as_view(), y.as_view(), seed)?;
+        let steps = crate::estimators::self_check_steps(&cfg.0, &cfg.1, x.ncols(), y.ncols());
+        let bar = progress_bar(steps, output.quiet);
+        let inc = |k: u64| bar.inc(k);
+        let checked = est.with_self_check(&cfg.0, &cfg.1, (x.as_view(), y.as_view()), seed, Some(&inc));
+        bar.finish_and_clear();
+        est = checked?;
     }
     // Side files first, so a failure there leaves no report claiming success.
     if let Some(p) = output.trace {

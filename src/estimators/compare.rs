@@ -58,13 +58,15 @@ impl Comparison {
     /// The comparison with the self-consistency checks ([`self_check`]) of its headline
     /// estimator, `specs[headline_index]` built with `settings`, on the same data and seed; a
     /// failed check adds a warning.
+    /// `progress` is told the training steps of its four estimates (at most
+    /// [`self_check_steps`]) and can stop them.
     pub fn with_self_check(
         mut self,
         specs: &[EstimatorSpec],
         settings: &Settings,
-        x: DMatrixView<'_, f64>,
-        y: DMatrixView<'_, f64>,
+        (x, y): (DMatrixView<'_, f64>, DMatrixView<'_, f64>),
         seed: u64,
+        progress: Option<&dyn Progress>,
     ) -> Result<Self> {
         let Some(i) = self.headline_index() else { return Ok(self) };
         let spec = EstimatorSpec::resolve(specs, x.ncols(), y.ncols())[i];
@@ -75,7 +77,7 @@ impl Comparison {
         labels.x = labels.x.iter().copied().chain(labels.x.iter().map(|j| j + x.ncols())).collect();
         labels.y = labels.y.iter().copied().chain(labels.y.iter().map(|j| j + y.ncols())).collect();
         let doubled = spec.build(&twice)?;
-        let check = self_check((estimator.as_ref(), doubled.as_ref()), &self.estimates[i], x, y, seed)?;
+        let check = self_check((estimator.as_ref(), doubled.as_ref()), &self.estimates[i], x, y, seed, progress)?;
         for f in &check.failures {
             let message = format!("self-check of {}: {f}; do not trust it on this data", self.estimates[i].label);
             self.warnings.push(Warning::new(WarningCode::SelfCheck, message));
@@ -323,6 +325,24 @@ fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
             Warning::new(WarningCode::WideInterval, message).with("width", e.interval.high - e.interval.low)
         })
         .collect()
+}
+
+/// The most training steps [`compare`] takes for `specs` on `dx + dy` columns (`auto` resolved
+/// first, as `compare` resolves it), for a progress bar's length.
+pub fn training_steps(specs: &[EstimatorSpec], settings: &Settings, dx: usize, dy: usize) -> u64 {
+    let bounds: Vec<_> = EstimatorSpec::resolve(specs, dx, dy).iter().filter_map(|s| s.bound()).collect();
+    settings.neural.max_training_steps(&bounds)
+}
+
+/// The most training steps the self-check of a comparison of `specs` on `dx + dy` columns takes:
+/// four estimates by its headline ([`Comparison::headline_index`]: the first lower bound, else
+/// the first estimator; 0 when it trains nothing), for a progress bar's length.
+pub fn self_check_steps(specs: &[EstimatorSpec], settings: &Settings, dx: usize, dy: usize) -> u64 {
+    let lower = |b: &crate::bounds::BoundSpec| b.build::<f32>().is_ok_and(|b| b.kind() == Kind::Lower);
+    let resolved = EstimatorSpec::resolve(specs, dx, dy);
+    let headline =
+        resolved.iter().filter_map(|s| s.bound()).find(lower).or_else(|| resolved.first().and_then(|s| s.bound()));
+    headline.map_or(0, |b| 4 * settings.neural.max_training_steps(&[b]))
 }
 
 /// Runs every conditional estimator of `specs` on `x`, `y` given `z` with `seed`, and Runge's

@@ -49,7 +49,7 @@ mod used;
 mod warning;
 
 pub use crate::bounds::BoundKind as Kind;
-pub use compare::{Comparison, Unit, compare, compare_given};
+pub use compare::{Comparison, Unit, compare, compare_given, self_check_steps, training_steps};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
@@ -77,6 +77,20 @@ pub trait Estimator: Send + Sync {
     /// Estimates `I(X; Y)` in nats from the rows of `x` (`n × dim_x`) and `y` (`n × dim_y`),
     /// row `i` of each being one joint sample. The same seed gives the same estimate.
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate>;
+
+    /// [`Estimator::estimate`], telling `progress` the training steps as they are taken and
+    /// stopping with [`crate::error::Error::Cancelled`] when it says so. An estimator that
+    /// trains nothing through the training loop ignores it (the default).
+    fn estimate_with_progress(
+        &self,
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        seed: u64,
+        progress: Option<&dyn crate::train::Progress>,
+    ) -> Result<Estimate> {
+        let _ = progress;
+        self.estimate(x, y, seed)
+    }
 }
 
 /// A confidence interval and how it was obtained.

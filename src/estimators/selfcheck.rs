@@ -18,6 +18,7 @@
 use super::{Estimate, Estimator};
 use crate::error::Result;
 use crate::rng::{derive_seed, rng, shuffle};
+use crate::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
 use serde::{Deserialize, Serialize};
 
@@ -65,13 +66,15 @@ impl SelfCheck {
 /// Runs the three checks of the module docs on `estimator`, whose estimate on `(x, y)` is
 /// `full` (computed by the caller, so it is not repeated); `doubled` is the same estimator for
 /// two copies side by side (it differs only in which columns it reads as labels). Seeded: the
-/// same seed gives the same halves, shuffle and estimates.
+/// same seed gives the same halves, shuffle and estimates. `progress` is told the training
+/// steps of the four estimates and can stop them ([`Estimator::estimate_with_progress`]).
 pub fn self_check(
     (estimator, doubled): (&dyn Estimator, &dyn Estimator),
     full: &Estimate,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
     seed: u64,
+    progress: Option<&dyn Progress>,
 ) -> Result<SelfCheck> {
     let n = x.nrows();
     let mut rows: Vec<usize> = (0..n).collect();
@@ -80,12 +83,14 @@ pub fn self_check(
     let (a, b) = (&rows[..m], &rows[m..2 * m]);
     let (xa, ya) = (x.select_rows(a), y.select_rows(a));
     let (xb, yb) = (x.select_rows(b), y.select_rows(b));
-    let single = estimator.estimate(xa.as_view(), ya.as_view(), seed)?;
-    let doubled = doubled.estimate(side_by_side(&xa, &xb).as_view(), side_by_side(&ya, &yb).as_view(), seed)?;
-    let mapped = estimator.estimate(monotone_map(x).as_view(), monotone_map(y).as_view(), seed)?;
+    let single = estimator.estimate_with_progress(xa.as_view(), ya.as_view(), seed, progress)?;
+    let (x2, y2) = (side_by_side(&xa, &xb), side_by_side(&ya, &yb));
+    let doubled = doubled.estimate_with_progress(x2.as_view(), y2.as_view(), seed, progress)?;
+    let mapped =
+        estimator.estimate_with_progress(monotone_map(x).as_view(), monotone_map(y).as_view(), seed, progress)?;
     let mut perm: Vec<usize> = (0..n).collect();
     shuffle(&mut perm, &mut rng(derive_seed(seed, "selfcheck shuffle")));
-    let shuffled = estimator.estimate(x, y.select_rows(&perm).as_view(), seed)?;
+    let shuffled = estimator.estimate_with_progress(x, y.select_rows(&perm).as_view(), seed, progress)?;
 
     let mut failures = Vec::new();
     let ratio = if single.value >= ADDITIVITY_MIN_NATS { doubled.value / single.value } else { f64::NAN };

@@ -78,7 +78,17 @@ impl Estimator for Neural {
     }
 
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
-        let run = estimate_bounds(&[self.bound], &self.config, x, y, seed, None)?;
+        self.estimate_with_progress(x, y, seed, None)
+    }
+
+    fn estimate_with_progress(
+        &self,
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        seed: u64,
+        progress: Option<&dyn Progress>,
+    ) -> Result<Estimate> {
+        let run = estimate_bounds(&[self.bound], &self.config, x, y, seed, progress)?;
         Ok(run.estimates.into_iter().next().expect("one estimate per bound"))
     }
 }
