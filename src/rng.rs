@@ -78,8 +78,8 @@ pub enum Stream {
     BaselineInit,
     /// The split of a flow's rows into training and validation.
     FlowSplit,
-    /// A flow's initialisation.
-    FlowInit,
+    /// The bootstrap resamples of a flow estimate's interval.
+    FlowBootstrap,
     /// A flow's minibatches.
     FlowBatches,
     /// The marginal flow of side `i` (0 for x, 1 for y) of a Gaussianising fit.
@@ -108,7 +108,7 @@ impl Stream {
             Stream::TaskData => GOLDEN,
             Stream::BaselineInit => 0xBA5E_11E0,
             Stream::FlowSplit => 0x5EED_5917,
-            Stream::FlowInit => 0xB007_57A9,
+            Stream::FlowBootstrap => 0xB007_57A9,
             Stream::FlowBatches => 0xB47C_4E5D,
             Stream::FlowMarginal(i) => 0x3A11 + i,
             Stream::FlowJoint => 0x7711,
@@ -146,7 +146,7 @@ mod tests {
         ];
         let flow = [
             Stream::FlowSplit,
-            Stream::FlowInit,
+            Stream::FlowBootstrap,
             Stream::FlowBatches,
             Stream::FlowMarginal(0),
             Stream::FlowMarginal(1),

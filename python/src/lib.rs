@@ -349,11 +349,12 @@ impl Call {
     /// positions among them (a dropped constant column is no longer there), each estimator
     /// checked against them (one that would read a label as a number is refused, as on the
     /// command line).
-    fn settings_for(&self, kept: &rules::Checked) -> Result<Settings, Error> {
+    fn settings_for(&self, kept: &rules::Checked, (dx, dy): (usize, usize)) -> Result<Settings, Error> {
+        let declared = self.labels.validate(dx, dy)?;
         let at = |cols: &[usize], kept: &[usize]| -> Vec<usize> {
             cols.iter().filter_map(|j| kept.iter().position(|k| k == j)).collect()
         };
-        let labels = LabelColumns { x: at(&self.labels.x, &kept.x), y: at(&self.labels.y, &kept.y) };
+        let labels = LabelColumns { x: at(&declared.x, &kept.x), y: at(&declared.y, &kept.y) };
         let (kx, ky) = labels.kinds(kept.x.len(), kept.y.len());
         self.specs.iter().try_for_each(|s| check_kinds(s, &kx, &ky))?;
         let mut settings = self.settings.clone();
@@ -437,7 +438,8 @@ fn run_on<T: Send>(
     let (xi, yi) = (Input::extract("x", x)?, Input::extract("y", y)?);
     let (xm, ym) = (xi.matrix("x").map_err(py_err)?, yi.matrix("y").map_err(py_err)?);
     let data = apply_rules(&xm, &ym, names, &call.rules).map_err(py_err)?;
-    let settings = call.settings_for(&data.checked).map_err(py_err)?;
+    let input_dims = (xm.view().ncols(), ym.view().ncols());
+    let settings = call.settings_for(&data.checked, input_dims).map_err(py_err)?;
     let (dx, dy) = (data.x.view().ncols(), data.y.view().ncols());
     let mut total = training_steps(&call.specs, &settings, dx, dy);
     if call.selfcheck {
@@ -776,8 +778,13 @@ fn conditional_test(
     let inputs = [Input::extract("x", x)?, Input::extract("y", y)?, Input::extract("z", z)?];
     let [xm, ym, zm] = xyz(&inputs)?;
     let (xv, yv, zv) = (xm.view(), ym.view(), zm.view());
-    let settings = Settings::default();
-    let c = released(py, || compare_given(&specs, &settings, xv, yv, zv, &test, seed, None))?;
+    // A neural bound trains with the library's default settings; Ctrl-C stops it.
+    let (settings, interrupt) = (Settings::default(), Interrupt::default());
+    let mut reporter = Reporter { callback: None, total: 0, shown: u64::MAX };
+    let c = run_released(py, &interrupt, &mut reporter, || {
+        compare_given(&specs, &settings, xv, yv, zv, &test, seed, Some(&interrupt as &dyn Progress))
+    })?
+    .map_err(py_err)?;
     from_json(py, &c.to_json(Unit::Nats).map_err(py_err)?)
 }
 

@@ -29,7 +29,30 @@ pub struct LabelColumns {
     pub y: Vec<usize>,
 }
 
+/// At most this many levels in a column declared a label: more is an identifier (or a
+/// measurement), whose one-hot encoding would be as wide as the data.
+pub const MAX_LABEL_LEVELS: usize = 1000;
+
 impl LabelColumns {
+    /// The same columns, each once and in order, checked against `dx` columns of x and `dy` of
+    /// y: a column out of range is an error naming it.
+    pub fn validate(&self, dx: usize, dy: usize) -> crate::error::Result<LabelColumns> {
+        let check = |cols: &[usize], d: usize, side: &str| -> crate::error::Result<Vec<usize>> {
+            if let Some(&j) = cols.iter().find(|&&j| j >= d) {
+                return Err(crate::error::Error::param(
+                    &format!("label column of {side}"),
+                    j,
+                    &format!("{side} has {d} columns"),
+                ));
+            }
+            let mut c = cols.to_vec();
+            c.sort_unstable();
+            c.dedup();
+            Ok(c)
+        };
+        Ok(LabelColumns { x: check(&self.x, dx, "x")?, y: check(&self.y, dy, "y")? })
+    }
+
     /// Whether no column is a label.
     pub fn is_empty(&self) -> bool {
         self.x.is_empty() && self.y.is_empty()

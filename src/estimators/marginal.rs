@@ -120,6 +120,8 @@ impl MarginalTransform {
             .map(|j| {
                 let mut v: Vec<f64> = rows.iter().map(|&i| m[(i, j)]).collect();
                 if labels.contains(&j) {
+                    // +0.0 and −0.0 are one label (as `data::kinds::codes` reads them).
+                    v.iter_mut().for_each(|a| *a += 0.0);
                     v.sort_by(f64::total_cmp);
                     v.dedup();
                     return Ok(ColumnMap::OneHot { levels: v });
@@ -166,7 +168,7 @@ impl FittedTransform {
         for (j, map) in self.cols.iter().enumerate() {
             if let ColumnMap::OneHot { levels } = map {
                 for (i, v) in m.column(j).iter().enumerate() {
-                    if let Ok(l) = levels.binary_search_by(|a| a.total_cmp(v)) {
+                    if let Ok(l) = levels.binary_search_by(|a| a.total_cmp(&(v + 0.0))) {
                         out[(i, at + l)] = 1.0;
                     }
                 }

@@ -57,7 +57,7 @@ pub use spec::{DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, LOW_DIMENSION, O
 pub use used::SettingsUsed;
 pub use warning::{Warning, WarningCode};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use nalgebra::DMatrixView;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -207,6 +207,23 @@ impl Estimate {
     /// The estimate in bits.
     pub fn bits(&self) -> f64 {
         self.value / std::f64::consts::LN_2
+    }
+}
+
+/// Checks the conditioning set `z` against `x` (checked by [`check_inputs`] with `y`): at
+/// least one column, one row per row of `x`, every value finite; each error names `z`.
+pub(crate) fn check_given(x: DMatrixView<'_, f64>, z: DMatrixView<'_, f64>) -> Result<()> {
+    let shape = |expected: String, got: String| Error::Shape { what: "z".into(), expected, got };
+    if z.ncols() == 0 {
+        return Err(shape("at least one column".into(), "none".into()));
+    }
+    if z.nrows() != x.nrows() {
+        return Err(shape(format!("{} rows, one per row of x", x.nrows()), format!("{} rows", z.nrows())));
+    }
+    let bad = (0..z.ncols()).flat_map(|j| (0..z.nrows()).map(move |i| (i, j))).find(|&(i, j)| !z[(i, j)].is_finite());
+    match bad {
+        Some((row, col)) => Err(Error::NonFinite { what: "z".into(), row, col, value: z[(row, col)] }),
+        None => Ok(()),
     }
 }
 

@@ -763,7 +763,7 @@ pub fn estimate(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &GaussianisationConfig)
     let (zxt, zyt) = model.latents(&params, &xt, &yt)?;
     let (train_mi, _) = gaussian_mi(&zxt, &zyt)?;
     let interval = if cfg.bootstrap > 0 {
-        let mut g = Stream::FlowInit.rng(cfg.seed);
+        let mut g = Stream::FlowBootstrap.rng(cfg.seed);
         let mut vals = Vec::with_capacity(cfg.bootstrap);
         for _ in 0..cfg.bootstrap {
             let pick: Vec<usize> = (0..n_test).map(|_| g.random_range(0..n_test)).collect();

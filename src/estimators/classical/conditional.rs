@@ -44,7 +44,7 @@ use crate::bounds::{BoundKind, BoundSpec};
 use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::estimators::significance::PermutationTest;
-use crate::estimators::{Estimate, EstimatorSpec, SettingsUsed, check_inputs};
+use crate::estimators::{Estimate, EstimatorSpec, SettingsUsed, check_given, check_inputs};
 use crate::rng::shuffle;
 use nalgebra::{DMatrix, DMatrixView};
 use rand::RngExt;
@@ -67,14 +67,6 @@ fn concat_rows(parts: &[DMatrixView<'_, f64>]) -> (Vec<f64>, usize) {
     (out, d)
 }
 
-fn check_z(x: DMatrixView<'_, f64>, z: DMatrixView<'_, f64>, min_rows: usize) -> Result<()> {
-    check_inputs(x, z, min_rows).map_err(|e| match e {
-        Error::Shape { expected, got, .. } => Error::Shape { what: "x and z".into(), expected, got },
-        Error::NonFinite { row, col, value, .. } => Error::NonFinite { what: "z".into(), row, col, value },
-        other => other,
-    })
-}
-
 /// The Frenzel–Pompe estimate (module docs) of `I(X; Y | Z)` in nats, on the rows as given (no
 /// standardisation, no noise). Errors: mismatched rows, an empty side, a non-finite value, `k = 0`
 /// or `k ≥ n`.
@@ -83,7 +75,7 @@ pub fn cmi_ksg(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: DMatrixView<
         return Err(Error::param("cmi k", k, "must be at least 1"));
     }
     check_inputs(x, y, 2)?;
-    check_z(x, z, 2)?;
+    check_given(x, z)?;
     let n = x.nrows();
     if k >= n {
         return Err(Error::param("cmi k", k, &format!("must be smaller than the number of rows ({n})")));
@@ -104,7 +96,8 @@ pub fn cmi_ksg(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: DMatrixView<
 /// The bias-corrected Gaussian `I(X; Y | Z)` in nats (module docs). Needs
 /// `N ≥ d_x + d_y + d_z + 2` rows.
 pub fn gaussian_cmi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: DMatrixView<'_, f64>) -> Result<f64> {
-    check_z(x, z, 2)?;
+    check_inputs(x, y, 2)?;
+    check_given(x, z)?;
     let mut yz = DMatrix::zeros(y.nrows(), y.ncols() + z.ncols());
     yz.columns_mut(0, y.ncols()).copy_from(&y);
     yz.columns_mut(y.ncols(), z.ncols()).copy_from(&z);
@@ -213,7 +206,7 @@ impl ConditionalEstimator {
             ConditionalSpec::Neural { bound } => return Err(needs_settings(&bound)),
         };
         check_inputs(x, y, min_rows)?;
-        check_z(x, z, min_rows)?;
+        check_given(x, z)?;
         let (mut xm, mut yzm) = (x.into_owned(), DMatrix::zeros(y.nrows(), dy + dz));
         yzm.columns_mut(0, dy).copy_from(&y);
         yzm.columns_mut(dy, dz).copy_from(&z);

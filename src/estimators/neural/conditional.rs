@@ -1,8 +1,8 @@
 //! Neural conditional MI by the chain rule: `I(X; Y | Z) = I(X; (Y, Z)) − I(X; Z)`.
 //!
 //! Both terms are estimated by the same held-out neural bound with the same settings and seed,
-//! hence on the same folds when no row repeats (rows are assigned to folds by a shuffle of the
-//! distinct rows; with repeated rows the two splits can differ slightly). The estimate is the
+//! on the same folds: those of `(x, (y, z))`, whose identical rows stay together in both. The
+//! estimate is the
 //! mean over folds of the per-fold differences, and its 95 % interval the Nadeau–Bengio
 //! corrected t-interval of those differences ([`super::aggregate::fold_interval`]): pairing by
 //! fold removes the fold-to-fold variation the two terms share. This is the "MI-Diff" estimator
@@ -15,10 +15,10 @@
 //! about: a difference below zero is reported as it is, with a warning when its whole interval
 //! lies below zero, and the warnings of both terms (the ceiling's among them) are carried over.
 
-use super::{NeuralConfig, estimate_bounds};
+use super::{NeuralConfig, estimate_bounds_grouped};
 use crate::bounds::BoundSpec;
-use crate::error::Result;
-use crate::estimators::{Diagnostics, Estimate, Interval, Kind, Warning, WarningCode};
+use crate::error::{Error, Result};
+use crate::estimators::{Diagnostics, Estimate, Interval, Kind, Warning, WarningCode, check_given, check_inputs};
 use crate::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
 
@@ -32,11 +32,21 @@ pub fn conditional_estimate(
     progress: Option<&dyn Progress>,
 ) -> Result<Estimate> {
     let started = std::time::Instant::now();
+    check_inputs(x, y, 2)?;
+    check_given(x, z)?;
+    if !cfg.labels.is_empty() {
+        return Err(Error::param(
+            "labels",
+            "declared",
+            "the neural chain rule reads every column as a number: estimate I(X; Y | Z) without labels",
+        ));
+    }
     let mut yz = DMatrix::zeros(y.nrows(), y.ncols() + z.ncols());
     yz.columns_mut(0, y.ncols()).copy_from(&y);
     yz.columns_mut(y.ncols(), z.ncols()).copy_from(&z);
+    // Both terms on the folds of (x, (y, z)), so their fold values pair exactly.
     let term = |b: DMatrixView<'_, f64>| -> Result<Estimate> {
-        let run = estimate_bounds(&[bound], cfg, x, b, seed, progress)?;
+        let run = estimate_bounds_grouped(&[bound], cfg, (x, b), yz.as_view(), seed, progress)?;
         Ok(run.estimates.into_iter().next().expect("one estimate per bound"))
     };
     let joint = term(yz.as_view())?;

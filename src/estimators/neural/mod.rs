@@ -139,8 +139,22 @@ pub fn estimate_bounds(
     seed: u64,
     progress: Option<&dyn Progress>,
 ) -> Result<NeuralRun> {
+    estimate_bounds_grouped(bounds, cfg, (x, y), y, seed, progress)
+}
+
+/// [`estimate_bounds`], with the rows' folds decided by `(x, group_y)` instead of `(x, y)`:
+/// identical rows of those stay together. The chain rule of [`conditional_estimate`] gives both
+/// of its terms `group_y = (y, z)`, so that they share their folds exactly.
+fn estimate_bounds_grouped(
+    bounds: &[BoundSpec],
+    cfg: &NeuralConfig,
+    (x, y): (DMatrixView<'_, f64>, DMatrixView<'_, f64>),
+    group_y: DMatrixView<'_, f64>,
+    seed: u64,
+    progress: Option<&dyn Progress>,
+) -> Result<NeuralRun> {
     let started = std::time::Instant::now();
-    let plan = plan::plan(bounds, cfg, x, y, seed)?;
+    let plan = plan::plan(bounds, cfg, (x, y), group_y, seed)?;
     let cfg = &NeuralConfig { batch: plan.batch, ..cfg.clone() };
     let run_fold = |f: usize, only: Option<&[usize]>| -> Result<Vec<fold::GroupOutcome>> {
         let fold = fold::Fold::new(cfg, &plan, (x, y), f, progress)?;

@@ -5,6 +5,7 @@
 
 use super::config::{LabelColumns, NeuralConfig};
 use crate::bounds::BoundSpec;
+use crate::data::kinds::{MAX_LABEL_LEVELS, codes};
 use crate::error::{Error, Result};
 use crate::estimators::{Warning, WarningCode, check_inputs};
 use crate::rng::{rng, shuffle};
@@ -63,11 +64,13 @@ pub(crate) fn trainer_bound(b: &BoundSpec) -> BoundSpec {
 }
 
 /// Checks the request against the data and plans the folds (see the module docs).
+/// The folds keep identical rows of `(x, group_y)` together (`group_y` is `y`, except for the
+/// chain rule's terms, which share the folds of `(x, (y, z))`).
 pub(super) fn plan(
     bounds: &[BoundSpec],
     cfg: &NeuralConfig,
-    x: DMatrixView<'_, f64>,
-    y: DMatrixView<'_, f64>,
+    (x, y): (DMatrixView<'_, f64>, DMatrixView<'_, f64>),
+    group_y: DMatrixView<'_, f64>,
     seed: u64,
 ) -> Result<Plan> {
     cfg.validate()?;
@@ -86,7 +89,7 @@ pub(super) fn plan(
     if cfg.folds > n / 2 {
         return Err(Error::param("folds", cfg.folds, &format!("{n} rows allow at most {} folds of 2 rows", n / 2)));
     }
-    let (groups_of_rows, repeats) = folds_by_groups(x, y, &cfg.labels, cfg.folds, seed);
+    let (groups_of_rows, repeats) = folds_by_groups(x, group_y, &cfg.labels, cfg.folds, seed);
     let mut notes = Vec::new();
     if repeats > 0 {
         let message = format!(
@@ -148,13 +151,19 @@ fn check_labels(
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
 ) -> Result<Option<f64>> {
-    for (side, m, cols) in [("x", x, &cfg.labels.x), ("y", y, &cfg.labels.y)] {
-        if let Some(&j) = cols.iter().find(|&&j| j >= m.ncols()) {
-            return Err(Error::param(
-                &format!("label column of {side}"),
-                j,
-                &format!("{side} has {} columns", m.ncols()),
-            ));
+    let labels = cfg.labels.validate(x.ncols(), y.ncols())?;
+    for (side, m, cols) in [("x", x, &labels.x), ("y", y, &labels.y)] {
+        for &j in cols {
+            let levels = codes(m.columns(j, 1)).1;
+            if levels > MAX_LABEL_LEVELS {
+                return Err(Error::param(
+                    &format!("label column {j} of {side}"),
+                    levels,
+                    &format!(
+                        "has {levels} levels, more than {MAX_LABEL_LEVELS}: an identifier or a measurement, not a class label; do not declare it discrete"
+                    ),
+                ));
+            }
         }
     }
     if let Some(b) = bounds.iter().find(|b| b.needs_log_density() && !cfg.labels.y.is_empty()) {
@@ -165,22 +174,26 @@ fn check_labels(
         ));
     }
     let entropy = |m: DMatrixView<'_, f64>, cols: &[usize]| {
-        (!cols.is_empty() && cols.len() == m.ncols()).then(|| plug_in_entropy(m))
+        (!cols.is_empty() && cols.len() == m.ncols()).then(|| label_entropy(m))
     };
-    Ok(match (entropy(x, &cfg.labels.x), entropy(y, &cfg.labels.y)) {
+    Ok(match (entropy(x, &labels.x), entropy(y, &labels.y)) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     })
 }
 
-/// The plug-in entropy (nats) of the rows of `m`, each row one symbol.
-fn plug_in_entropy(m: DMatrixView<'_, f64>) -> f64 {
-    let mut counts: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
-    for row in m.row_iter() {
-        *counts.entry(row.iter().map(|v| v.to_bits()).collect()).or_default() += 1;
+/// The entropy (nats) of the rows of `m`, each row one symbol ([`codes`]): the plug-in value
+/// with Miller–Madow's correction `(K − 1)/(2n)` for its downward bias (K symbols seen), so a
+/// correct estimate near the entropy is not taken for one above it.
+fn label_entropy(m: DMatrixView<'_, f64>) -> f64 {
+    let (ids, k) = codes(m);
+    let mut counts = vec![0usize; k];
+    for i in ids {
+        counts[i as usize] += 1;
     }
     let n = m.nrows() as f64;
-    counts.values().map(|&c| c as f64 / n).map(|p| -p * p.ln()).sum()
+    let plug_in: f64 = counts.iter().map(|&c| c as f64 / n).map(|p| -p * p.ln()).sum();
+    plug_in + (k as f64 - 1.0) / (2.0 * n)
 }
 
 /// Splits the rows into `k` folds of nearly equal size at random (seeded), keeping identical
@@ -238,9 +251,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plug_in_entropy_counts_rows_as_symbols() {
-        // Rows (0,1), (0,1), (1,0), (2,2): probabilities ½, ¼, ¼ → ½ ln 2 + 2 · ¼ ln 4 = 1.5 ln 2.
-        let m = nalgebra::DMatrix::from_row_slice(4, 2, &[0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 2.0, 2.0]);
-        assert!((plug_in_entropy(m.as_view()) - 1.5 * std::f64::consts::LN_2).abs() < 1e-12);
+    fn label_entropy_counts_rows_as_symbols() {
+        // Rows (0,1), (−0,1), (1,0), (2,2): probabilities ½, ¼, ¼ → plug-in ½ ln 2 + 2 · ¼ ln 4
+        // = 1.5 ln 2, plus Miller–Madow's (3 − 1)/(2 · 4) = ¼.
+        let m = nalgebra::DMatrix::from_row_slice(4, 2, &[0.0, 1.0, -0.0, 1.0, 1.0, 0.0, 2.0, 2.0]);
+        assert!((label_entropy(m.as_view()) - (1.5 * std::f64::consts::LN_2 + 0.25)).abs() < 1e-12);
     }
 }
