@@ -148,14 +148,15 @@ enum Command {
         /// Columns of the y file to use.
         #[arg(long)]
         y_cols: Option<String>,
-        /// Columns (of x or y, names or indices) that are discrete labels: estimators that would
-        /// read them as numbers are refused, with the one to use instead (discrete, ross,
-        /// mixed-ksg).
+        /// Columns (of x or y, names or indices) that are discrete labels: the neural bounds embed
+        /// them (one-hot), discrete, ross and mixed-ksg read them as categories, and estimators
+        /// that would read them as numbers are refused, with the one to use instead.
         #[arg(long)]
         discrete: Option<String>,
         /// Columns of the x file to condition on: estimate I(X; Y | Z) with the conditional form
-        /// of each estimator (ksg:k=K → Frenzel–Pompe, gaussian) and Runge's local permutation
-        /// test of conditional independence.
+        /// of each estimator (ksg:k=K → Frenzel–Pompe, gaussian, a neural lower bound → the
+        /// chain rule I(X; Y,Z) − I(X; Z)) and Runge's local permutation test of conditional
+        /// independence.
         #[arg(long)]
         given: Option<String>,
         #[command(flatten)]
