@@ -63,3 +63,20 @@ fn what_cannot_use_labels_is_refused() {
     let err = e.estimate(x.as_view(), y.as_view(), 0).unwrap_err().to_string();
     assert!(err.contains("label column of x") && err.contains("has 1 columns"), "{err}");
 }
+
+/// The self-check's side-by-side copy declares the second copy's label columns too: on the
+/// channel, two independent copies read twice one copy (additivity within 2 ± 0.4), the check
+/// that fails when the second copy's labels are read as numbers.
+#[test]
+fn the_self_check_doubles_the_label_columns() {
+    use mibound::estimators::compare;
+    let t = MixedTask::parse("channel-8-0.3").unwrap();
+    let (x, y) = t.sample(N, &mut rng(0));
+    let specs = [EstimatorSpec::parse("infonce").unwrap()];
+    let s = settings(LabelColumns { x: vec![0], y: vec![0] });
+    let c = compare(&specs, &s, x.as_view(), y.as_view(), 0, None).unwrap();
+    let c = c.with_self_check(&specs, &s, (x.as_view(), y.as_view()), 0, None).unwrap();
+    let sc = c.selfcheck.unwrap();
+    println!("single {:.3} doubled {:.3} ratio {:.2}", sc.single, sc.doubled, sc.additivity_ratio);
+    assert!((sc.additivity_ratio - 2.0).abs() < 0.4, "{sc:?}");
+}
