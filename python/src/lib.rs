@@ -14,7 +14,7 @@ use mibound::data::rules;
 use mibound::data::{Task, rng};
 use mibound::error::Error;
 use mibound::estimators::classical::{
-    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise, check_kinds,
+    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise, check_label_columns,
     feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix, reads_labels,
 };
 use mibound::estimators::neural::estimate_bounds;
@@ -355,8 +355,7 @@ impl Call {
             cols.iter().filter_map(|j| kept.iter().position(|k| k == j)).collect()
         };
         let labels = LabelColumns { x: at(&declared.x, &kept.x), y: at(&declared.y, &kept.y) };
-        let (kx, ky) = labels.kinds(kept.x.len(), kept.y.len());
-        self.specs.iter().try_for_each(|s| check_kinds(s, &kx, &ky))?;
+        check_label_columns(&self.specs, &labels, kept.x.len(), kept.y.len())?;
         let mut settings = self.settings.clone();
         settings.neural.labels = labels;
         Ok(settings)

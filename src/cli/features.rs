@@ -10,7 +10,7 @@ use crate::data::rules::Column;
 use crate::data::{KindNote, VarKind};
 use crate::error::{Error, Result};
 use crate::estimators::EstimatorSpec;
-use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, check_kinds, feature_mi};
+use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, check_label_columns, feature_mi};
 use crate::estimators::neural::LabelColumns;
 use nalgebra::DMatrix;
 use std::io::Write;
@@ -101,18 +101,13 @@ pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Op
     for (m, cols) in [(&l.x, &l.x_columns), (&l.y, &l.y_columns)] {
         // `kinds` checks that every declared item names a column; detection is not used here.
         kinds(m, "x", cols, Some(declared), &all, "--discrete")?;
-        let named: Vec<VarKind> = cols
-            .iter()
-            .map(|c| {
-                let listed = declared.split(',').any(|i| names(i.trim(), c));
-                if listed { VarKind::Discrete } else { VarKind::Continuous }
-            })
-            .collect();
-        sides.push(named);
+        let listed = |c: &Column| declared.split(',').any(|i| names(i.trim(), c));
+        sides.push(cols.iter().enumerate().filter(|(_, c)| listed(c)).map(|(j, _)| j).collect());
     }
-    specs.iter().try_for_each(|s| check_kinds(s, &sides[0], &sides[1]))?;
-    let labels = |k: &[VarKind]| (0..k.len()).filter(|&j| k[j] == VarKind::Discrete).collect();
-    Ok(LabelColumns { x: labels(&sides[0]), y: labels(&sides[1]) })
+    let y = sides.pop().unwrap_or_default();
+    let labels = LabelColumns { x: sides.pop().unwrap_or_default(), y };
+    check_label_columns(specs, &labels, l.x.ncols(), l.y.ncols())?;
+    Ok(labels)
 }
 
 /// `mibound features`.

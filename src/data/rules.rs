@@ -18,9 +18,9 @@
 //! 6. when the caller asks ([`Rules::label_hint`]), used columns with at most
 //!    [`DISCRETE_MAX_LEVELS`] distinct whole-number values, each seen twice on average, are
 //!    noted ([`Note::LabelLike`]): they are read as numbers, which is wrong for a class label
-//!    (its codes' order and spacing mean nothing, and its ties break KSG's counts). The caller that lets a user declare such columns
-//!    (`estimate --discrete`) asks only when nothing was declared; `features` and `matrix`
-//!    detect them instead ([`crate::data::kinds`]).
+//!    (its codes' order and spacing mean nothing, and its ties break KSG's counts). The caller
+//!    that lets a user declare such columns (`estimate --discrete`) asks only when nothing was
+//!    declared; `features` and `matrix` detect them instead ([`crate::data::kinds`]).
 
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, integer_levels};
 use crate::error::describe_constant;

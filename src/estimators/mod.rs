@@ -210,6 +210,14 @@ impl Estimate {
     }
 }
 
+/// `[a, b]`: the columns of `a`, then those of `b` (the same rows).
+pub(crate) fn side_by_side(a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>) -> nalgebra::DMatrix<f64> {
+    let mut out = nalgebra::DMatrix::zeros(a.nrows(), a.ncols() + b.ncols());
+    out.columns_mut(0, a.ncols()).copy_from(&a);
+    out.columns_mut(a.ncols(), b.ncols()).copy_from(&b);
+    out
+}
+
 /// Checks the conditioning set `z` against `x` (checked by [`check_inputs`] with `y`): at
 /// least one column, one row per row of `x`, every value finite; each error names `z`.
 pub(crate) fn check_given(x: DMatrixView<'_, f64>, z: DMatrixView<'_, f64>) -> Result<()> {

@@ -15,7 +15,7 @@
 //! Each check is one or two more estimates with the same settings. A failed check is a reason
 //! not to trust the estimator on this data; a passed one is no proof that it is right.
 
-use super::{Estimate, Estimator};
+use super::{Estimate, Estimator, side_by_side};
 use crate::error::Result;
 use crate::rng::{derive_seed, rng, shuffle};
 use crate::train::Progress;
@@ -84,7 +84,7 @@ pub fn self_check(
     let (xa, ya) = (x.select_rows(a), y.select_rows(a));
     let (xb, yb) = (x.select_rows(b), y.select_rows(b));
     let single = estimator.estimate_with_progress(xa.as_view(), ya.as_view(), seed, progress)?;
-    let (x2, y2) = (side_by_side(&xa, &xb), side_by_side(&ya, &yb));
+    let (x2, y2) = (side_by_side(xa.as_view(), xb.as_view()), side_by_side(ya.as_view(), yb.as_view()));
     let doubled = doubled.estimate_with_progress(x2.as_view(), y2.as_view(), seed, progress)?;
     let mapped =
         estimator.estimate_with_progress(monotone_map(x).as_view(), monotone_map(y).as_view(), seed, progress)?;
@@ -131,14 +131,6 @@ pub fn self_check(
         shuffled_high: shuffled.interval.high,
         failures,
     })
-}
-
-/// `[a, b]`: the columns of `a`, then those of `b` (the same rows).
-fn side_by_side(a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
-    let mut out = DMatrix::zeros(a.nrows(), a.ncols() + b.ncols());
-    out.columns_mut(0, a.ncols()).copy_from(a);
-    out.columns_mut(a.ncols(), b.ncols()).copy_from(b);
-    out
 }
 
 /// Every column standardised (mean 0, sd 1; a constant column is left at 0) and mapped by

@@ -44,9 +44,9 @@ use crate::bounds::{BoundKind, BoundSpec};
 use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::estimators::significance::PermutationTest;
-use crate::estimators::{Estimate, EstimatorSpec, SettingsUsed, check_given, check_inputs};
+use crate::estimators::{Estimate, EstimatorSpec, SettingsUsed, check_given, check_inputs, side_by_side};
 use crate::rng::shuffle;
-use nalgebra::{DMatrix, DMatrixView};
+use nalgebra::DMatrixView;
 use rand::RngExt;
 use rayon::prelude::*;
 
@@ -98,10 +98,7 @@ pub fn cmi_ksg(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: DMatrixView<
 pub fn gaussian_cmi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: DMatrixView<'_, f64>) -> Result<f64> {
     check_inputs(x, y, 2)?;
     check_given(x, z)?;
-    let mut yz = DMatrix::zeros(y.nrows(), y.ncols() + z.ncols());
-    yz.columns_mut(0, y.ncols()).copy_from(&y);
-    yz.columns_mut(y.ncols(), z.ncols()).copy_from(&z);
-    Ok(gaussian_mi(x, yz.as_view())? - gaussian_mi(x, z)?)
+    Ok(gaussian_mi(x, side_by_side(y, z).as_view())? - gaussian_mi(x, z)?)
 }
 
 /// A conditional estimator chosen by name: the conditional form of `ksg:k=K` (Frenzel–Pompe),
@@ -207,9 +204,7 @@ impl ConditionalEstimator {
         };
         check_inputs(x, y, min_rows)?;
         check_given(x, z)?;
-        let (mut xm, mut yzm) = (x.into_owned(), DMatrix::zeros(y.nrows(), dy + dz));
-        yzm.columns_mut(0, dy).copy_from(&y);
-        yzm.columns_mut(dy, dz).copy_from(&z);
+        let (mut xm, mut yzm) = (x.into_owned(), side_by_side(y, z));
         let (label, settings) = match self.spec {
             ConditionalSpec::Ksg { k } => {
                 standardize(&mut xm);

@@ -37,7 +37,7 @@ use super::knn::{self, Norm};
 use super::ksg::{add_tie_noise, scale_column, standardize};
 use super::{Core, digamma, row_major, run};
 use crate::data::VarKind;
-use crate::data::kinds::{codes, side_kind};
+use crate::data::kinds::{LabelColumns, codes, side_kind};
 use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, check_inputs};
@@ -284,6 +284,14 @@ impl Estimator for MixedKsg {
             &core,
         )
     }
+}
+
+/// [`check_kinds`] of every estimator of `specs` on `dx` columns of x and `dy` of y, of which
+/// `labels` are class labels: the one check the command line (`--discrete`) and Python
+/// (`discrete_x`/`discrete_y`) make.
+pub fn check_label_columns(specs: &[EstimatorSpec], labels: &LabelColumns, dx: usize, dy: usize) -> Result<()> {
+    let (kx, ky) = labels.kinds(dx, dy);
+    specs.iter().try_for_each(|s| check_kinds(s, &kx, &ky))
 }
 
 /// Whether `spec` is an estimator for labels (`discrete`, `ross`, `mixed-ksg`), which reads a

@@ -2,9 +2,8 @@
 //!
 //! Both terms are estimated by the same held-out neural bound with the same settings and seed,
 //! on the same folds: those of `(x, (y, z))`, whose identical rows stay together in both. The
-//! estimate is the
-//! mean over folds of the per-fold differences, and its 95 % interval the Nadeau–Bengio
-//! corrected t-interval of those differences ([`super::aggregate::fold_interval`]): pairing by
+//! estimate is the mean over folds of the per-fold differences, and its 95 % interval the
+//! Nadeau–Bengio corrected t-interval of those differences ([`super::aggregate::fold_interval`]): pairing by
 //! fold removes the fold-to-fold variation the two terms share. This is the "MI-Diff" estimator
 //! of Mukherjee, Asnani & Kannan 2019 (*CCMI: Classifier based conditional mutual information
 //! estimation*, UAI), with any of this crate's bounds in place of their classifier.
@@ -18,9 +17,11 @@
 use super::{NeuralConfig, estimate_bounds_grouped};
 use crate::bounds::BoundSpec;
 use crate::error::{Error, Result};
-use crate::estimators::{Diagnostics, Estimate, Interval, Kind, Warning, WarningCode, check_given, check_inputs};
+use crate::estimators::{
+    Diagnostics, Estimate, Interval, Kind, Warning, WarningCode, check_given, check_inputs, side_by_side,
+};
 use crate::train::Progress;
-use nalgebra::{DMatrix, DMatrixView};
+use nalgebra::DMatrixView;
 
 /// `I(X; Y | Z)` from the neural bound `bound` by the chain rule (module docs). `progress`, when
 /// given, counts the training steps of both terms.
@@ -41,9 +42,7 @@ pub fn conditional_estimate(
             "the neural chain rule reads every column as a number: estimate I(X; Y | Z) without labels",
         ));
     }
-    let mut yz = DMatrix::zeros(y.nrows(), y.ncols() + z.ncols());
-    yz.columns_mut(0, y.ncols()).copy_from(&y);
-    yz.columns_mut(y.ncols(), z.ncols()).copy_from(&z);
+    let yz = side_by_side(y, z);
     // Both terms on the folds of (x, (y, z)), so their fold values pair exactly.
     let term = |b: DMatrixView<'_, f64>| -> Result<Estimate> {
         let run = estimate_bounds_grouped(&[bound], cfg, (x, b), yz.as_view(), seed, progress)?;

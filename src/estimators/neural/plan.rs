@@ -7,6 +7,7 @@ use super::config::{LabelColumns, NeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::data::kinds::{MAX_LABEL_LEVELS, codes};
 use crate::error::{Error, Result};
+use crate::estimators::classical::discrete_mi_codes;
 use crate::estimators::{Warning, WarningCode, check_inputs};
 use crate::rng::{rng, shuffle};
 use nalgebra::DMatrixView;
@@ -49,8 +50,8 @@ pub(super) struct Plan {
     pub groups: Vec<CriticGroup>,
     /// Notes for every estimate (repeated rows, a lowered batch).
     pub notes: Vec<Warning>,
-    /// When every column of x, or of y, is a class label: the smaller plug-in entropy of such
-    /// a side (nats), a ceiling no MI can exceed (`I(X; Y) ≤ H(Y)`).
+    /// When every column of x, or of y, is a class label: the smaller entropy of such a side
+    /// (nats, Miller–Madow corrected), a ceiling no MI can exceed (`I(X; Y) ≤ H(Y)`).
     pub label_entropy: Option<f64>,
 }
 
@@ -174,26 +175,21 @@ fn check_labels(
         ));
     }
     let entropy = |m: DMatrixView<'_, f64>, cols: &[usize]| {
-        (!cols.is_empty() && cols.len() == m.ncols()).then(|| label_entropy(m))
+        (!cols.is_empty() && cols.len() == m.ncols()).then(|| label_entropy(m)).transpose()
     };
-    Ok(match (entropy(x, &labels.x), entropy(y, &labels.y)) {
+    Ok(match (entropy(x, &labels.x)?, entropy(y, &labels.y)?) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     })
 }
 
-/// The entropy (nats) of the rows of `m`, each row one symbol ([`codes`]): the plug-in value
-/// with Miller–Madow's correction `(K − 1)/(2n)` for its downward bias (K symbols seen), so a
-/// correct estimate near the entropy is not taken for one above it.
-fn label_entropy(m: DMatrixView<'_, f64>) -> f64 {
-    let (ids, k) = codes(m);
-    let mut counts = vec![0usize; k];
-    for i in ids {
-        counts[i as usize] += 1;
-    }
-    let n = m.nrows() as f64;
-    let plug_in: f64 = counts.iter().map(|&c| c as f64 / n).map(|p| -p * p.ln()).sum();
-    plug_in + (k as f64 - 1.0) / (2.0 * n)
+/// The entropy (nats) of the rows of `m`, each row one symbol ([`codes`]): `H(L) = I(L; L)`, the
+/// discrete plug-in estimate with Miller–Madow's correction, which for a variable with itself
+/// is `(K − 1)/(2n)` (K symbols seen) — its downward bias, so a correct estimate near the
+/// entropy is not taken for one above it.
+fn label_entropy(m: DMatrixView<'_, f64>) -> Result<f64> {
+    let ids = codes(m).0;
+    Ok(discrete_mi_codes(&ids, &ids)?.miller_madow)
 }
 
 /// Splits the rows into `k` folds of nearly equal size at random (seeded), keeping identical
@@ -255,6 +251,6 @@ mod tests {
         // Rows (0,1), (−0,1), (1,0), (2,2): probabilities ½, ¼, ¼ → plug-in ½ ln 2 + 2 · ¼ ln 4
         // = 1.5 ln 2, plus Miller–Madow's (3 − 1)/(2 · 4) = ¼.
         let m = nalgebra::DMatrix::from_row_slice(4, 2, &[0.0, 1.0, -0.0, 1.0, 1.0, 0.0, 2.0, 2.0]);
-        assert!((label_entropy(m.as_view()) - (1.5 * std::f64::consts::LN_2 + 0.25)).abs() < 1e-12);
+        assert!((label_entropy(m.as_view()).unwrap() - (1.5 * std::f64::consts::LN_2 + 0.25)).abs() < 1e-12);
     }
 }
