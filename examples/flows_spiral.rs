@@ -7,7 +7,7 @@
 //! `cargo run --release --example flows_spiral -- [dim] [mi] [n] [speed] [max_steps] [seed] [blocks] [lr] [hidden width]`
 
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, estimate, gaussian_mi};
+use mibound::flows::{FitConfig, GaussianisationConfig, estimate};
 
 fn main() -> mibound::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,7 +28,7 @@ fn main() -> mibound::Result<()> {
         row[0] = t.cos() * a - t.sin() * b;
         row[1] = t.sin() * a + t.cos() * b;
     }
-    let (raw, _) = gaussian_mi(&x, &y)?;
+    let raw = mibound::cca::gaussian_fit(x.as_view(), y.as_view())?.plugin;
     let base = GaussianisationConfig::default();
     let cfg = GaussianisationConfig {
         blocks: num(6, base.blocks as f64) as usize,

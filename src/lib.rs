@@ -49,8 +49,9 @@
 //!
 //! Layers, lowest first; a module imports only from layers below it.
 //! - Foundations: [`error`], [`real`] (sealed `f32`/`f64`), [`rng`] (seeded generators,
-//!   shuffling, child seeds), [`numerics`] (stable log-sum-exp, softmax, softplus), [`ranks`]
-//!   (mid-ranks and normal scores), [`gemm`] (the one
+//!   shuffling, child seeds), [`numerics`] (stable log-sum-exp, softmax, softplus, digamma),
+//!   [`ranks`] (mid-ranks and normal scores), [`cca`] (canonical correlations and the Gaussian
+//!   MI of a sample), [`gemm`] (the one
 //!   matrix-product module), [`compute`] (backend and threads, passed in — no global settings).
 //! - Building blocks: [`bounds`] (MI bounds on a score matrix, each with its exact gradient and
 //!   an honest [`bounds::BoundKind`]), [`contrastive`] (representation-learning losses, to
@@ -69,6 +70,7 @@
 
 pub mod benchmark;
 pub mod bounds;
+pub mod cca;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod compute;

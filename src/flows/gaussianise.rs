@@ -14,7 +14,7 @@
 //! model is right, `I(X; Y) = I(f(X); g(Y)) = −½ Σ_k log(1 − ρ_k²)`.
 //!
 //! The read-off used as the estimate is on **held-out** rows: the canonical correlations `ρ̂_k` of
-//! the test latents (`f(x_i), g(y_i)`) and `Î = −½ Σ_k log(1 − ρ̂_k²)` ([`gaussian_mi`]). It is
+//! the test latents (`f(x_i), g(y_i)`) and `Î = −½ Σ_k log(1 − ρ̂_k²)` ([`crate::cca::gaussian_fit`]). It is
 //! not a bound in general; when the latent marginals are exactly Gaussian it is a lower bound on
 //! the MI of the latents (`I = h(ξ) + h(η) − h(ξ, η)` with the marginal entropies Gaussian and the
 //! joint entropy at most the Gaussian one with the same covariance), and learned flows only make
@@ -625,33 +625,13 @@ impl Trainable<f64> for MarginalFit {
     }
 }
 
-/// Canonical correlations of rows `zx` (`n × d_x`) and `zy` (`n × d_y`) and the MI of the
-/// Gaussian with their covariance, `−½ Σ_k log(1 − ρ_k²)`. Errors when a block's sample
-/// covariance is singular or there are fewer than two rows.
-pub fn gaussian_mi(zx: &DMatrix<f64>, zy: &DMatrix<f64>) -> Result<(f64, Vec<f64>)> {
-    let n = zx.nrows();
-    if n < 2 || zy.nrows() != n {
-        return Err(Error::Shape {
-            what: "latents".into(),
-            expected: "the same number (≥ 2) of rows".into(),
-            got: format!("{} and {}", n, zy.nrows()),
-        });
-    }
-    let (cx, cy) = (center(zx), center(zy));
-    let s = 1.0 / (n as f64 - 1.0);
-    let sxx = cx.tr_mul(&cx) * s;
-    let syy = cy.tr_mul(&cy) * s;
-    let sxy = cx.tr_mul(&cy) * s;
-    let singular = || Error::param("latent covariance", "singular", "a latent block has a degenerate covariance");
-    let lx = sxx.cholesky().ok_or_else(singular)?;
-    let ly = syy.cholesky().ok_or_else(singular)?;
-    // M = Lx⁻¹ Sxy Ly⁻ᵀ; its singular values are the canonical correlations.
-    let a = lx.l().solve_lower_triangular(&sxy).ok_or_else(singular)?;
-    let mt = ly.l().solve_lower_triangular(&a.transpose()).ok_or_else(singular)?;
-    let mut rho: Vec<f64> = mt.singular_values().iter().map(|v| v.min(1.0 - 1e-15)).collect();
-    rho.sort_by(|a, b| b.total_cmp(a));
-    let mi = rho.iter().map(|r| -0.5 * ((1.0 - r) * (1.0 + r)).ln()).sum();
-    Ok((mi, rho))
+/// The Gaussian (CCA) read-off of paired latent rows `zx` (`n × d_x`) and `zy` (`n × d_y`): the
+/// MI of the Gaussian with their sample covariance, `−½ Σ_k log(1 − ρ_k²)` (the plug-in of
+/// [`crate::cca::gaussian_fit`], the crate's one implementation), and the canonical
+/// correlations `ρ_k`, largest first.
+fn gaussian_readoff(zx: &DMatrix<f64>, zy: &DMatrix<f64>) -> Result<(f64, Vec<f64>)> {
+    let fit = crate::cca::gaussian_fit(zx.as_view(), zy.as_view())?;
+    Ok((fit.plugin, fit.canonical))
 }
 
 /// How close the held-out latents are to standard normal, coordinate by coordinate (the worst
@@ -756,18 +736,18 @@ pub fn estimate(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &GaussianisationConfig)
     let mut model = FlowGaussianisation::new(&xt, &yt, &xv, &yv, cfg)?;
     let mut params = model.init_params()?;
     let (zx0, zy0) = model.latents(&params, &xs, &ys)?;
-    let (initial_mi, _) = gaussian_mi(&zx0, &zy0)?;
+    let (initial_mi, _) = gaussian_readoff(&zx0, &zy0)?;
     let report = fit(&mut model, &mut params, &cfg.fit)?;
     let (zx, zy) = model.latents(&params, &xs, &ys)?;
-    let (mi, canonical) = gaussian_mi(&zx, &zy)?;
+    let (mi, canonical) = gaussian_readoff(&zx, &zy)?;
     let (zxt, zyt) = model.latents(&params, &xt, &yt)?;
-    let (train_mi, _) = gaussian_mi(&zxt, &zyt)?;
+    let (train_mi, _) = gaussian_readoff(&zxt, &zyt)?;
     let interval = if cfg.bootstrap > 0 {
         let mut g = Stream::FlowBootstrap.rng(cfg.seed);
         let mut vals = Vec::with_capacity(cfg.bootstrap);
         for _ in 0..cfg.bootstrap {
             let pick: Vec<usize> = (0..n_test).map(|_| g.random_range(0..n_test)).collect();
-            if let Ok((v, _)) = gaussian_mi(&zx.select_rows(&pick), &zy.select_rows(&pick)) {
+            if let Ok((v, _)) = gaussian_readoff(&zx.select_rows(&pick), &zy.select_rows(&pick)) {
                 vals.push(v);
             }
         }

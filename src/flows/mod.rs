@@ -34,6 +34,4 @@ pub mod gaussianise;
 pub use entropy::{EntropyEstimate, entropy_difference};
 pub use fit::{FitConfig, FitReport, Stop, Trainable, fit};
 pub use flow::{Flow, FlowCache, FlowSpec, LayerSpec};
-pub use gaussianise::{
-    FlowGaussianisation, FlowMiEstimate, GaussianisationConfig, LatentDiagnostics, estimate, gaussian_mi,
-};
+pub use gaussianise::{FlowGaussianisation, FlowMiEstimate, GaussianisationConfig, LatentDiagnostics, estimate};

@@ -2,18 +2,12 @@
 //!
 //! **Gaussian.** For jointly normal `(X, Y)`, `I(X; Y) = ½ ln(|Σ_x| |Σ_y| / |Σ|)
 //! = −½ Σᵢ ln(1 − ρᵢ²)` with `ρᵢ` the canonical correlations. The plug-in estimate
-//! ([`gaussian_mi_plugin`]) puts the sample covariance `S` (centred with the sample mean) in
-//! place of `Σ`; it is biased upwards (by about `d_x d_y / (2N)` at `I = 0`). [`gaussian_mi`] —
-//! what the `gaussian` estimator reports — removes that bias exactly for normal data, as Ince et
-//! al.'s gcmi (`mi_gg`, `biascorrect=True`): `(N − 1) S` is Wishart with `N − 1` degrees of
-//! freedom, so `E ln|S| = ln|Σ| + d ln(2/(N − 1)) + Σ_{i=1}^{d} ψ((N − i)/2)`, and
-//!
-//! `Î = Î_plug-in − ½ [Σ_{i≤d_x} ψ((N−i)/2) + Σ_{i≤d_y} ψ((N−i)/2) − Σ_{i≤d_x+d_y} ψ((N−i)/2)]`
-//!
-//! (the `ln(2/(N − 1))` terms cancel) has expectation exactly `I` under normality. Determinants
-//! are taken of the correlation matrix (the scales cancel) by Cholesky factorisation. A constant
-//! column or linearly dependent columns (a Cholesky pivot `< 1e-12` of the correlation matrix,
-//! i.e. a canonical correlation within about `1e-12` of 1) are an error naming the side.
+//! ([`gaussian_mi_plugin`]) puts the sample covariance in place of `Σ` and is biased upwards (by
+//! about `d_x d_y / (2N)` at `I = 0`); [`gaussian_mi`] — what the `gaussian` estimator reports —
+//! removes that bias exactly for normal data, as Ince et al.'s gcmi. Both come from
+//! [`crate::cca::gaussian_fit`], the crate's one implementation of the formula (its docs give
+//! the correction); a constant column or linearly dependent columns are an error naming the
+//! side.
 //!
 //! **Gaussian copula** (Ince et al. 2017). Each column is replaced by the normal scores of its
 //! ranks, `z = Φ⁻¹(r / (N + 1))`, with ranks `1…N` and tied values given the mean of their ranks;
@@ -25,78 +19,18 @@
 //! it sees; a decreasing map flips the sign of that coordinate's scores).
 
 use super::interval::DEFAULT_SUBSAMPLES;
-use super::{Core, digamma, run};
-use crate::error::{Error, Result};
+use super::{Core, run};
+use crate::error::Result;
 use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
 use nalgebra::{DMatrix, DMatrixView};
 
-/// The smallest squared Cholesky pivot of the correlation matrix accepted as non-singular.
-const MIN_PIVOT: f64 = 1e-12;
+pub use crate::cca::GaussianFit;
 
-/// Everything the Gaussian formula gives.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GaussianFit {
-    /// Plug-in `½ ln(|S_x| |S_y| / |S|)`.
-    pub plugin: f64,
-    /// The bias-corrected estimate (module docs).
-    pub corrected: f64,
-    /// Canonical correlations, largest first (`min(d_x, d_y)` of them).
-    pub canonical: Vec<f64>,
-}
-
-/// The Gaussian fit of the module docs. Needs `N ≥ d_x + d_y + 2` rows.
+/// The Gaussian fit of [`crate::cca`] (the one implementation), after the estimators' input
+/// checks (paired finite rows). Needs `N ≥ d_x + d_y + 2` rows.
 pub fn gaussian_fit(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<GaussianFit> {
-    let (dx, dy) = (x.ncols(), y.ncols());
-    let d = dx + dy;
-    check_inputs(x, y, d + 2)?;
-    let n = x.nrows();
-    // Joint correlation matrix from the centred columns.
-    let mut z = DMatrix::zeros(n, d);
-    for (j, src) in x.column_iter().chain(y.column_iter()).enumerate() {
-        let (lo, hi) = src.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-        if lo == hi {
-            let (side, col) = if j < dx { ("x", j) } else { ("y", j - dx) };
-            return Err(Error::param(
-                "covariance",
-                format!("{side} column {col} constant ({lo})"),
-                "is singular: a constant column carries no information; drop it",
-            ));
-        }
-        let mean = src.iter().sum::<f64>() / n as f64;
-        let mut col = z.column_mut(j);
-        for (t, &v) in col.iter_mut().zip(src.iter()) {
-            *t = v - mean;
-        }
-        let norm = col.norm();
-        col /= norm;
-    }
-    let r = z.transpose() * &z;
-    let chol = |m: DMatrix<f64>, what: &str| -> Result<DMatrix<f64>> {
-        let l = nalgebra::Cholesky::new(m).map(|c| c.unpack());
-        match l {
-            Some(l) if l.diagonal().iter().all(|p| p * p >= MIN_PIVOT) => Ok(l),
-            _ => Err(Error::param(
-                "covariance",
-                what,
-                "is singular: its columns are linearly dependent (or nearly: a canonical correlation of 1)",
-            )),
-        }
-    };
-    let lx = chol(r.view((0, 0), (dx, dx)).into_owned(), "of x")?;
-    let ly = chol(r.view((dx, dx), (dy, dy)).into_owned(), "of y")?;
-    let lxy = chol(r.clone(), "of (x, y)")?;
-    let ln_det = |l: &DMatrix<f64>| 2.0 * l.diagonal().iter().map(|v| v.ln()).sum::<f64>();
-    let plugin = 0.5 * (ln_det(&lx) + ln_det(&ly) - ln_det(&lxy));
-    let psi_sum = |m: usize| (1..=m).map(|i| digamma((n - i) as f64 / 2.0)).sum::<f64>();
-    let corrected = plugin - 0.5 * (psi_sum(dx) + psi_sum(dy) - psi_sum(d));
-    // Canonical correlations: singular values of Lx⁻¹ R_xy Ly⁻ᵀ.
-    let rxy = r.view((0, dx), (dx, dy)).into_owned();
-    let a = lx.solve_lower_triangular(&rxy).unwrap_or(rxy);
-    let at = a.transpose();
-    let m = ly.solve_lower_triangular(&at).unwrap_or(at);
-    let mut canonical: Vec<f64> = m.singular_values().iter().map(|s| s.min(1.0)).collect();
-    canonical.sort_by(|p, q| q.total_cmp(p));
-    Ok(GaussianFit { plugin, corrected, canonical })
+    check_inputs(x, y, x.ncols() + y.ncols() + 2)?;
+    crate::cca::gaussian_fit(x, y)
 }
 
 /// The bias-corrected Gaussian estimate of `I(X; Y)` in nats (module docs); exactly unbiased

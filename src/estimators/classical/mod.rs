@@ -60,6 +60,8 @@ pub use mixed::{
     MixedKsg, ROSS_DEFAULT_K, Ross, Side, check_kinds, check_label_columns, mixed_ksg_mi, reads_labels, ross_mi,
 };
 
+pub use crate::numerics::digamma;
+
 use super::{Estimate, Estimator, EstimatorSpec, Kind};
 use crate::error::{Error, Result};
 use nalgebra::DMatrixView;
@@ -232,24 +234,6 @@ pub fn build(spec: &EstimatorSpec) -> Result<Box<dyn Estimator>> {
             return Err(Error::param("estimator", spec, &format!("not a classical estimator; classical: {NAMES}")));
         }
     })
-}
-
-/// The digamma function `ψ(x) = Γ'(x)/Γ(x)` for `x > 0`: upward recurrence
-/// `ψ(x) = ψ(x + 1) − 1/x` to `x ≥ 10`, then the asymptotic series
-/// `ln x − 1/(2x) − Σ B₂ⱼ/(2j x²ʲ)` to `x⁻¹⁴` (truncation error below `1e-17` there).
-pub fn digamma(mut x: f64) -> f64 {
-    let mut acc = 0.0;
-    while x < 10.0 {
-        acc -= 1.0 / x;
-        x += 1.0;
-    }
-    let z = 1.0 / (x * x);
-    // B2/2, B4/4, …, B14/14.
-    let series = z
-        * (1.0 / 12.0
-            - z * (1.0 / 120.0
-                - z * (1.0 / 252.0 - z * (1.0 / 240.0 - z * (1.0 / 132.0 - z * (691.0 / 32760.0 - z / 12.0))))));
-    acc + x.ln() - 0.5 / x - series
 }
 
 /// `ψ(1), …, ψ(n)` (index `m` holds `ψ(m)`; index 0 is unused).
