@@ -4,7 +4,8 @@
 //! (defaults: 20000, 4000, 4, 0, then 2 4 6 8 10). Prints one line per level.
 
 use mibound::data::{CorrelatedGaussian, Sampler, Transformed, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, estimate};
+use mibound::flows::{GaussianisationConfig, estimate};
+use mibound::train::Validation;
 
 fn main() -> mibound::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,7 +28,8 @@ fn main() -> mibound::Result<()> {
         let cfg = GaussianisationConfig {
             blocks,
             seed,
-            fit: FitConfig { max_steps: steps, validate_every: 100, patience: 1000 },
+            max_steps: steps,
+            validation: Validation { every: 100, patience: 1000 },
             ..GaussianisationConfig::default()
         };
         let e = estimate(&x, &y, &cfg)?;

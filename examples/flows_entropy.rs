@@ -6,7 +6,8 @@
 //! Gaussian part 1 nat; true MI 1.111).
 
 use mibound::data::{CorrelatedGaussian, Sampler, Transformed, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, entropy_difference};
+use mibound::flows::{GaussianisationConfig, entropy_difference};
+use mibound::train::Validation;
 use rand::RngExt;
 use rand_distr::ChiSquared;
 
@@ -17,7 +18,8 @@ fn main() -> mibound::Result<()> {
     let (n, steps, seed) = (num(1, 20000.0) as usize, num(2, 1000.0) as u64, num(3, 0.0) as u64);
     let cfg = GaussianisationConfig {
         seed,
-        fit: FitConfig { max_steps: steps, validate_every: 100, patience: 600 },
+        max_steps: steps,
+        validation: Validation { every: 100, patience: 600 },
         ..GaussianisationConfig::default()
     };
     let cases: Vec<(f64, nalgebra::DMatrix<f64>, nalgebra::DMatrix<f64>)> = if task == "student" {

@@ -7,7 +7,8 @@
 //! `cargo run --release --example flows_spiral -- [dim] [mi] [n] [speed] [max_steps] [seed] [blocks] [lr] [hidden width]`
 
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, estimate};
+use mibound::flows::{GaussianisationConfig, estimate};
+use mibound::train::Validation;
 
 fn main() -> mibound::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,7 +36,8 @@ fn main() -> mibound::Result<()> {
         hidden: vec![num(8, base.hidden[0] as f64) as usize; 2],
         adam: mibound::optim::AdamConfig { lr: num(7, base.adam.lr), ..base.adam.clone() },
         seed,
-        fit: FitConfig { max_steps: steps, validate_every: 100, patience: 600 },
+        max_steps: steps,
+        validation: Validation { every: 100, patience: 600 },
         ..base
     };
     let e = estimate(&x, &y, &cfg)?;

@@ -8,7 +8,8 @@
 //! `cargo run --release --example flows_student -- [dim] [mi] [nu] [n] [max_steps] [seed]`
 
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, estimate};
+use mibound::flows::{GaussianisationConfig, estimate};
+use mibound::train::Validation;
 use rand::RngExt;
 use rand_distr::ChiSquared;
 use statrs::function::gamma::{digamma, ln_gamma};
@@ -41,7 +42,8 @@ fn main() -> mibound::Result<()> {
     let truth = mi + f(nu) + f(nu + 2.0 * d) - 2.0 * f(nu + d);
     let cfg = GaussianisationConfig {
         seed,
-        fit: FitConfig { max_steps: steps, validate_every: 100, patience: 600 },
+        max_steps: steps,
+        validation: Validation { every: 100, patience: 600 },
         ..GaussianisationConfig::default()
     };
     let e = estimate(&x, &y, &cfg)?;

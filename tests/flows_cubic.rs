@@ -9,13 +9,15 @@
 //! and the held-out read-off must agree to within the same 10 %.
 
 use mibound::data::{CorrelatedGaussian, Sampler, Transformed, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, estimate};
+use mibound::flows::{GaussianisationConfig, estimate};
+use mibound::train::Validation;
 
 fn level(mi: f64) {
     let task = Transformed::cubic_y(CorrelatedGaussian::with_mi(20, mi).unwrap());
     let (x, y) = task.sample(20_000, &mut rng(1000));
     let cfg = GaussianisationConfig {
-        fit: FitConfig { max_steps: 1000, validate_every: 100, patience: 1000 },
+        max_steps: 1000,
+        validation: Validation { every: 100, patience: 1000 },
         ..GaussianisationConfig::default()
     };
     let e = estimate(&x, &y, &cfg).unwrap();

@@ -7,7 +7,8 @@
 
 use mibound::Error;
 use mibound::data::{CorrelatedGaussian, Sampler, Transformed, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, entropy_difference};
+use mibound::flows::{GaussianisationConfig, entropy_difference};
+use mibound::train::Validation;
 use nalgebra::DMatrix;
 
 #[test]
@@ -17,7 +18,8 @@ fn cubic_20d_mi_6() {
     let task = Transformed::cubic_y(CorrelatedGaussian::with_mi(20, mi).unwrap());
     let (x, y) = task.sample(20_000, &mut rng(1000));
     let cfg = GaussianisationConfig {
-        fit: FitConfig { max_steps: 1000, validate_every: 100, patience: 600 },
+        max_steps: 1000,
+        validation: Validation { every: 100, patience: 600 },
         ..GaussianisationConfig::default()
     };
     let e = entropy_difference(&x, &y, &cfg).unwrap();

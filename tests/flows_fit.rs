@@ -2,8 +2,8 @@
 //! divergence), typed errors on bad input, and reproducibility of the flow estimator.
 
 use mibound::data::{CorrelatedGaussian, Sampler, Transformed, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, Stop, Trainable, estimate, fit};
-use mibound::train::StepRecord;
+use mibound::flows::{GaussianisationConfig, Trainable, estimate, fit};
+use mibound::train::{StepRecord, Termination, Validation};
 use mibound::{Error, Result};
 use nalgebra::DMatrix;
 
@@ -32,23 +32,23 @@ fn keeps_the_best_validated_parameters_and_stops_on_patience() {
     // Validation every step: improves until step 3, then worse for ever.
     let mut p = Scripted { script: vec![0.0, 1.0, 2.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0, -1.0], diverge_at: None };
     let mut params = vec![0.0];
-    let r = fit(&mut p, &mut params, &FitConfig { max_steps: 9, validate_every: 1, patience: 3 }).unwrap();
+    let r = fit(&mut p, &mut params, 9, Validation { every: 1, patience: 3 }).unwrap();
     assert_eq!((r.best_step, r.best_validation, params[0]), (3, 5.0, 3.0));
-    assert_eq!((r.steps, r.stop), (6, Stop::Patience));
+    assert_eq!((r.steps, r.stop), (6, Termination::Patience { best_step: 3 }));
 }
 
 #[test]
 fn divergence_stops_with_the_last_best_parameters() {
     let mut p = Scripted { script: vec![0.0, 1.0, 2.0, 3.0, 4.0], diverge_at: Some(3) };
     let mut params = vec![0.0];
-    let r = fit(&mut p, &mut params, &FitConfig { max_steps: 4, validate_every: 2, patience: 10 }).unwrap();
+    let r = fit(&mut p, &mut params, 4, Validation { every: 2, patience: 10 }).unwrap();
     assert_eq!(params[0], 2.0, "parameters validated at step 2 are kept");
-    assert!(matches!(r.stop, Stop::Diverged { step: 3, .. }), "{:?}", r.stop);
+    assert!(matches!(r.stop, Termination::Diverged { step: 3, .. }), "{:?}", r.stop);
     // A non-finite validation is divergence too.
     let mut nan = Scripted { script: vec![0.0, f64::NAN], diverge_at: None };
     let mut params = vec![0.0];
-    let r = fit(&mut nan, &mut params, &FitConfig { max_steps: 5, validate_every: 1, patience: 10 }).unwrap();
-    assert!(matches!(r.stop, Stop::Diverged { step: 1, .. }));
+    let r = fit(&mut nan, &mut params, 5, Validation { every: 1, patience: 10 }).unwrap();
+    assert!(matches!(r.stop, Termination::Diverged { step: 1, .. }));
     assert_eq!(params[0], 0.0);
 }
 
@@ -61,7 +61,8 @@ fn small_cfg(seed: u64) -> GaussianisationConfig {
         seed,
         bootstrap: 20,
         marginal_steps: 20,
-        fit: FitConfig { max_steps: 20, validate_every: 5, patience: 20 },
+        max_steps: 20,
+        validation: Validation { every: 5, patience: 20 },
         ..GaussianisationConfig::default()
     }
 }
@@ -108,7 +109,8 @@ fn independent_variables_read_near_zero() {
     let cfg = GaussianisationConfig {
         blocks: 2,
         bootstrap: 200,
-        fit: FitConfig { max_steps: 300, validate_every: 50, patience: 300 },
+        max_steps: 300,
+        validation: Validation { every: 50, patience: 300 },
         ..GaussianisationConfig::default()
     };
     let e = estimate(&x, &y, &cfg).unwrap();
@@ -133,7 +135,8 @@ fn unequal_dimensions_run_end_to_end() {
     let cfg = GaussianisationConfig {
         blocks: 1,
         hidden: vec![8],
-        fit: FitConfig { max_steps: 200, validate_every: 50, patience: 200 },
+        max_steps: 200,
+        validation: Validation { every: 50, patience: 200 },
         ..GaussianisationConfig::default()
     };
     let e = estimate(&x, &y, &cfg).unwrap();

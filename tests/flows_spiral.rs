@@ -11,7 +11,8 @@
 //! `cargo test --release --test flows_spiral -- --nocapture` (≈ 20 s here).
 
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
-use mibound::flows::{FitConfig, GaussianisationConfig, estimate};
+use mibound::flows::{GaussianisationConfig, estimate};
+use mibound::train::Validation;
 
 #[test]
 #[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
@@ -28,7 +29,8 @@ fn joint_training_sees_through_a_spiral() {
     let cfg = GaussianisationConfig {
         blocks: 24,
         hidden: vec![16, 16],
-        fit: FitConfig { max_steps: 2500, validate_every: 100, patience: 600 },
+        max_steps: 2500,
+        validation: Validation { every: 100, patience: 600 },
         ..GaussianisationConfig::default()
     };
     let e = estimate(&x, &y, &cfg).unwrap();

@@ -11,7 +11,8 @@
 
 use super::{Diagnostics, Estimate, Estimator, Interval, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
 use crate::error::Result;
-use crate::flows::{FitConfig, FitReport, GaussianisationConfig, Stop, entropy_difference, estimate};
+use crate::flows::{FitReport, GaussianisationConfig, entropy_difference, estimate};
+use crate::train::Termination;
 use nalgebra::{DMatrix, DMatrixView};
 
 /// Flow-Gaussianisation (`flow`, `flow:steps=N`).
@@ -33,22 +34,18 @@ fn with_steps(family: &str, steps: u64, base: GaussianisationConfig) -> Result<G
     if steps == 0 {
         return Err(crate::Error::param(&format!("{family} steps"), 0, "must be at least 1"));
     }
-    Ok(GaussianisationConfig { fit: FitConfig { max_steps: steps, ..base.fit }, ..base })
+    Ok(GaussianisationConfig { max_steps: steps, ..base })
 }
 
 /// The canonical name of a flow estimator: `family` at the default step limit,
 /// `family:steps=N` otherwise.
 pub(crate) fn canonical_name(family: &str, steps: u64) -> String {
-    if steps == GaussianisationConfig::default().fit.max_steps {
-        family.into()
-    } else {
-        format!("{family}:steps={steps}")
-    }
+    if steps == GaussianisationConfig::default().max_steps { family.into() } else { format!("{family}:steps={steps}") }
 }
 
 impl Estimator for FlowGaussian {
     fn name(&self) -> String {
-        canonical_name("flow", self.config.fit.max_steps)
+        canonical_name("flow", self.config.max_steps)
     }
 
     fn kind(&self) -> Kind {
@@ -60,7 +57,7 @@ impl Estimator for FlowGaussian {
         let (cfg, r) = (&run.cfg, estimate(&run.x, &run.y, &run.cfg)?);
         let (low, high) = r.interval.unwrap_or((r.mi, r.mi));
         let mut d = Diagnostics { steps: Some(r.fit.steps), ..Default::default() };
-        if let Stop::Diverged { step, what } = &r.fit.stop {
+        if let Termination::Diverged { step, what } = &r.fit.stop {
             d.diverged = true;
             let message = format!(
                 "diverged at step {step} ({what}); the last validated parameters (step {}) are used",
@@ -119,7 +116,7 @@ impl FlowEntropy {
 
 impl Estimator for FlowEntropy {
     fn name(&self) -> String {
-        canonical_name("flow-entropy", self.config.fit.max_steps)
+        canonical_name("flow-entropy", self.config.max_steps)
     }
 
     fn kind(&self) -> Kind {
@@ -133,7 +130,7 @@ impl Estimator for FlowEntropy {
         let mut d =
             Diagnostics { steps: Some(r.fits.iter().map(|f| f.steps).sum()), folds: vec![r.mi], ..Default::default() };
         for (which, f) in ["x", "y", "joint"].iter().zip(&r.fits) {
-            note_fit(&mut d, which, f, cfg.fit.max_steps);
+            note_fit(&mut d, which, f, cfg.max_steps);
         }
         if r.train_mi - r.mi > (2.0 * half).max(0.05) {
             d.warnings.push(overfit(r.train_mi, r.mi));
@@ -197,14 +194,14 @@ fn overfit(train_mi: f64, held_out: f64) -> Warning {
 
 /// Warnings for one of the three fits: divergence, and a fit still improving at its last step.
 fn note_fit(d: &mut Diagnostics, which: &str, f: &FitReport, max_steps: u64) {
-    if let Stop::Diverged { step, what } = &f.stop {
+    if let Termination::Diverged { step, what } = &f.stop {
         d.diverged = true;
         let message = format!(
             "the {which} flow diverged at step {step} ({what}); its last validated parameters (step {}) are used",
             f.best_step
         );
         d.warnings.push(Warning::new(WarningCode::Diverged, message).with("step", *step as f64));
-    } else if f.stop == Stop::MaxSteps && f.best_step == max_steps {
+    } else if f.stop == Termination::MaxSteps && f.best_step == max_steps {
         let message = format!(
             "the {which} flow was still improving at its last step ({max_steps}); more steps may change the estimate"
         );

@@ -268,7 +268,7 @@ impl EstimatorSpec {
         for (family, entropy) in [("flow-entropy", true), ("flow", false)] {
             if let Some(rest) = s.strip_prefix(family).filter(|r| r.is_empty() || r.starts_with(':')) {
                 let steps = match rest.trim_start_matches(':') {
-                    "" => crate::flows::GaussianisationConfig::default().fit.max_steps,
+                    "" => crate::flows::GaussianisationConfig::default().max_steps,
                     a => a.strip_prefix("steps=").unwrap_or(a).parse::<u64>().ok().filter(|&s| s > 0).ok_or_else(
                         || {
                             Error::param(

@@ -12,12 +12,13 @@
 //! do not cancel in general. It is an average over held-out rows, so its standard error is the
 //! per-row standard deviation over `√n_test`.
 
-use super::fit::{FitConfig, FitReport, fit};
+use super::fit::{FitReport, fit};
 use super::flow::{Flow, FlowCache, FlowSpec};
 use super::gaussianise::{GaussianisationConfig, LN_2PI, MarginalFit, check_rows, to_cols};
 use crate::error::{Error, Result};
 use crate::optim::AdamConfig;
 use crate::rng::{Stream, rng};
+use crate::train::Validation;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
@@ -61,11 +62,7 @@ fn fit_flow(
         let adam = AdamConfig { lr: cfg.marginal_lr, ..cfg.adam.clone() };
         let mut m = MarginalFit::new(pf, train, n, val, n_val, cfg.batch, adam, Stream::FlowMarginal(0).seed(seed))?;
         let every = (cfg.marginal_steps / 10).max(1);
-        fit(
-            &mut m,
-            &mut q,
-            &FitConfig { max_steps: cfg.marginal_steps, validate_every: every, patience: cfg.marginal_steps },
-        )?;
+        fit(&mut m, &mut q, cfg.marginal_steps, Validation { every, patience: cfg.marginal_steps })?;
         p[..q.len()].copy_from_slice(&q);
         // Later affine layers re-standardise what the fitted prefix now outputs.
         flow.standardise(&mut p, train, n, spec_prefix_len(&spec))?;
@@ -80,7 +77,7 @@ fn fit_flow(
         cfg.adam.clone(),
         Stream::FlowJoint.seed(seed),
     )?;
-    let report = fit(&mut m, &mut p, &cfg.fit)?;
+    let report = fit(&mut m, &mut p, cfg.max_steps, cfg.validation)?;
     Ok((flow, p, report))
 }
 

@@ -20,12 +20,13 @@
 //! joint entropy at most the Gaussian one with the same covariance), and learned flows only make
 //! the marginals approximately Gaussian. `model_mi` is the same formula with the fitted `ρ_k`.
 
-use super::fit::{FitConfig, FitReport, Trainable, fit};
+use super::fit::{FitReport, Trainable, fit};
 use super::flow::{Flow, FlowCache, FlowSpec, LayerSpec};
 use crate::error::{Error, Result};
 use crate::optim::{Adam, AdamConfig};
 use crate::rng::{Stream, Xoshiro, rng, shuffle};
 use crate::train::StepRecord;
+use crate::train::Validation;
 use nalgebra::DMatrix;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -45,8 +46,10 @@ pub struct GaussianisationConfig {
     pub batch: usize,
     /// Adam.
     pub adam: AdamConfig,
-    /// Steps, validation period, patience.
-    pub fit: FitConfig,
+    /// Joint training steps at most (stage 3; stage 1 has [`Self::marginal_steps`]).
+    pub max_steps: u64,
+    /// Validation period and patience of the joint training (the runner's [`Validation`]).
+    pub validation: Validation,
     /// Seed of the split, the initialisation, the batches and the bootstrap.
     pub seed: u64,
     /// Fraction of the rows held out for the read-off (test).
@@ -78,7 +81,8 @@ impl Default for GaussianisationConfig {
             tanh_k: 8,
             batch: 256,
             adam: AdamConfig { lr: 1e-3, max_grad_norm: Some(50.0), ..AdamConfig::default() },
-            fit: FitConfig { max_steps: 4000, validate_every: 100, patience: 1000 },
+            max_steps: 4000,
+            validation: Validation { every: 100, patience: 1000 },
             seed: 0,
             test_fraction: 0.2,
             val_fraction: 0.1,
@@ -276,7 +280,7 @@ impl FlowGaussianisation {
                 Stream::FlowMarginal(which as u64).seed(self.init_seed),
             )?;
             let every = (*steps / 10).max(1);
-            fit(&mut m, &mut q, &FitConfig { max_steps: *steps, validate_every: every, patience: *steps })?;
+            fit(&mut m, &mut q, *steps, Validation { every, patience: *steps })?;
             p[at..at + q.len()].copy_from_slice(&q);
         }
         if !self.cca_init {
@@ -737,7 +741,7 @@ pub fn estimate(x: &DMatrix<f64>, y: &DMatrix<f64>, cfg: &GaussianisationConfig)
     let mut params = model.init_params()?;
     let (zx0, zy0) = model.latents(&params, &xs, &ys)?;
     let (initial_mi, _) = gaussian_readoff(&zx0, &zy0)?;
-    let report = fit(&mut model, &mut params, &cfg.fit)?;
+    let report = fit(&mut model, &mut params, cfg.max_steps, cfg.validation)?;
     let (zx, zy) = model.latents(&params, &xs, &ys)?;
     let (mi, canonical) = gaussian_readoff(&zx, &zy)?;
     let (zxt, zyt) = model.latents(&params, &xt, &yt)?;

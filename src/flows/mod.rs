@@ -8,7 +8,9 @@
 //!   correlations, MI read off the held-out latents' canonical correlations.
 //! - [`entropy`]: an entropy-difference estimator with three flows (`H(X) + H(Y) − H(X, Y)` as
 //!   held-out cross-entropies; McAllester & Stratos 2020), for comparison.
-//! - [`fit`](mod@fit): the [`Trainable`] trait and a tiny training loop (to become the crate's runner).
+//! - [`fit`](mod@fit): a flow fitted by the crate's one training loop ([`crate::train::Runner`]),
+//!   with the runner's [`Validation`](crate::train::Validation) and
+//!   [`Termination`](crate::train::Termination).
 //!
 //! The flows run in `f64`: a flow's log-likelihood is a sum of many log-determinant terms and
 //! the read-off `−½ log(1 − ρ²)` amplifies errors in `ρ` near 1, so single precision would spend
@@ -32,6 +34,6 @@ pub mod flow;
 pub mod gaussianise;
 
 pub use entropy::{EntropyEstimate, entropy_difference};
-pub use fit::{FitConfig, FitReport, Stop, Trainable, fit};
+pub use fit::{FitReport, Trainable, fit};
 pub use flow::{Flow, FlowCache, FlowSpec, LayerSpec};
 pub use gaussianise::{FlowGaussianisation, FlowMiEstimate, GaussianisationConfig, LatentDiagnostics, estimate};
