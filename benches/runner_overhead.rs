@@ -2,12 +2,13 @@
 //! `cargo bench --bench runner_overhead [-- STEPS]`.
 use mibound::bounds::BoundSpec;
 use mibound::critics::CriticSpec;
-use mibound::data::{Task, rng};
+use mibound::data::rng;
+use mibound::tasks::Parametric;
 use mibound::train::{Cursor, Data, Schedule, TrainConfig, train, trainer};
 
 fn main() {
     let steps: u64 = std::env::args().skip(1).find_map(|s| s.parse().ok()).unwrap_or(1000);
-    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 }).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 }).unwrap();
     let cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, steps);
     let (mut ta, mut tp) = (0.0, 0.0);
     for _ in 0..5 {

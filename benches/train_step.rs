@@ -6,14 +6,15 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use mibound::bounds::BoundSpec;
 use mibound::compute::Compute;
 use mibound::critics::{CriticSpec, Init};
-use mibound::data::{Task, rng};
+use mibound::data::rng;
 use mibound::gemm::{Backend, set_blas_threads};
 use mibound::optim::{Adam, AdamConfig};
+use mibound::tasks::Parametric;
 use mibound::train::{Cursor, Data, Schedule, TrainConfig, TrainStep, train};
 use std::hint::black_box;
 
 fn poole_data() -> Data {
-    Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 }).unwrap()
+    Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 }).unwrap()
 }
 
 fn step(c: &mut Criterion) {

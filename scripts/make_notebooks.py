@@ -168,13 +168,13 @@ seconds; `cargo bench --bench staircase` runs the full 4000 steps per level.
     code("""
 use mibound::bounds::BoundSpec;
 use mibound::critics::CriticSpec;
-use mibound::data::Task;
+use mibound::tasks::Parametric;
 use mibound::train::{ema, train, Data, Schedule, TrainConfig};
 """),
     code("""
 let spl: u64 = 400;
 let sep: mibound::train::TrainResult<f32> = {
-    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(spl)).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::poole(spl)).unwrap();
     train::<f32>(&data, &TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 5 * spl)).unwrap()
 };
 println!("separable: {:.0} steps/s", sep.steps_per_second());
@@ -184,7 +184,7 @@ for w in sep.levels(spl, 0.25) { println!("  true {:>4.1}: InfoNCE {:.3} ± {:.3
     code("""
 {
 let spl_c = 60;
-let data_c = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(spl_c)).unwrap();
+let data_c = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::poole(spl_c)).unwrap();
 let cat = train::<f32>(&data_c, &TrainConfig::new(CriticSpec::poole_concat(), BoundSpec::InfoNce, 32, 5 * spl_c)).unwrap();
 println!("concat: {:.0} steps/s", cat.steps_per_second());
 for w in cat.levels(spl_c, 0.25) { println!("  true {:>4.1}: InfoNCE {:.3}", w.true_mi.unwrap(), w.mean); }
@@ -256,11 +256,11 @@ one number.
     code("""
 use mibound::bounds::BoundSpec;
 use mibound::critics::CriticSpec;
-use mibound::data::Task;
+use mibound::tasks::Parametric;
 use mibound::train::{ema, sandwich, Data, Schedule, TrainConfig};
 let spl: u64 = 500;
 let r: mibound::train::SandwichResult<f32> = {
-    let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Staircase { levels: vec![1.0, 2.0, 3.0], steps_per_level: spl }).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Staircase { levels: vec![1.0, 2.0, 3.0], steps_per_level: spl }).unwrap();
     sandwich::<f32>(&data, &TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 3 * spl), None).unwrap()
 };
 for l in 0..3u64 {

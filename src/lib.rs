@@ -56,7 +56,8 @@
 //! - Building blocks: [`bounds`] (MI bounds on a score matrix, each with its exact gradient and
 //!   an honest [`bounds::BoundKind`]), [`contrastive`] (representation-learning losses, to
 //!   minimise), [`critics`] (hand-written backprop), [`optim`] (Adam), [`data`] (samplers with
-//!   known MI, `.npy`/CSV files), [`tasks`] (benchmark-mi's 40 tasks by id and harder ones).
+//!   known MI, `.npy`/CSV files), [`tasks`] (the one task registry: the parametric families
+//!   at any dimension and MI, benchmark-mi's 40 tasks by id and harder ones).
 //! - [`train`]: the one training loop ([`train::Runner`] over any [`train::Trainable`]) with
 //!   observers, validation, early stopping, divergence handling and checkpoints.
 //! - [`estimators`]: the [`estimators::Estimator`] interface and its implementations, names

@@ -6,7 +6,7 @@ mod common;
 use common::{assert_param_grads, random_matrix};
 use mibound::bounds::BoundSpec;
 use mibound::critics::{Activation, Critic, CriticSpec, Init, Moco};
-use mibound::data::Task;
+use mibound::tasks::Parametric;
 use mibound::train::{Data, Schedule, TrainConfig, train};
 use nalgebra::DMatrix;
 
@@ -59,7 +59,7 @@ fn momentum_update_and_fifo_queue() {
 
 #[test]
 fn moco_trains_with_infonce_and_stays_below_log_of_all_candidates() {
-    let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Constant { mi: 1.0 }).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Constant { mi: 1.0 }).unwrap();
     let spec = CriticSpec::Moco {
         hidden: vec![64],
         embed: 16,

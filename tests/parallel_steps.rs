@@ -6,7 +6,7 @@
 use mibound::bounds::BoundSpec;
 use mibound::compute::Compute;
 use mibound::critics::{Activation, CriticSpec, Similarity};
-use mibound::data::Task;
+use mibound::tasks::Parametric;
 use mibound::train::{Data, Schedule, TrainConfig, train};
 
 fn separable(similarity: Similarity) -> CriticSpec {
@@ -17,7 +17,7 @@ fn separable(similarity: Similarity) -> CriticSpec {
 #[test]
 fn one_and_two_threads_give_bit_identical_runs() {
     let _ = rayon::ThreadPoolBuilder::new().num_threads(2).build_global();
-    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 2.0 }).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::Constant { mi: 2.0 }).unwrap();
     // Concat at N = 80: 6400 pairs in 4 blocks of 1600, two per half.
     let concat = CriticSpec::Concat { hidden: vec![64, 64], activation: Activation::Relu };
     let cases = [

@@ -3,11 +3,11 @@
 
 use mibound::bounds::BoundSpec;
 use mibound::critics::CriticSpec;
-use mibound::data::Task;
+use mibound::tasks::Parametric;
 use mibound::train::{Data, Schedule, TrainConfig, TrainResult, train};
 
 fn run(bound: BoundSpec, steps: u64) -> TrainResult<f32> {
-    let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
     train::<f32>(&data, &TrainConfig::new(CriticSpec::poole_separable(), bound, 128, steps)).unwrap()
 }
 
@@ -39,7 +39,7 @@ fn nwj_reaches_the_true_mi_within_5000_steps() {
 fn over_seeds(bound: BoundSpec, steps: u64, seeds: u64) -> Vec<(f64, f64)> {
     (0..seeds)
         .map(|seed| {
-            let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
+            let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
             let mut cfg = TrainConfig::new(CriticSpec::poole_separable(), bound, 128, steps);
             cfg.seed = seed;
             let r = train::<f32>(&data, &cfg).unwrap();
@@ -99,7 +99,7 @@ fn js_reaches_its_optimum_read_off_over_seeds() {
 }
 
 fn staircase(steps_per_level: u64) {
-    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(steps_per_level)).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::poole(steps_per_level)).unwrap();
     let cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 5 * steps_per_level);
     let r = train::<f32>(&data, &cfg).unwrap();
     let log_n = 64f64.ln();

@@ -6,8 +6,8 @@ mod common;
 use common::{assert_param_grads, random_matrix};
 use mibound::bounds::{Bound, BoundSpec, Interpolated, LogBaseline, Tuba};
 use mibound::critics::CriticSpec;
-use mibound::data::Task;
 use mibound::optim::AdamConfig;
+use mibound::tasks::Parametric;
 use mibound::train::{BaselineSpec, Data, LearnedBaseline, Schedule, TrainConfig, train};
 use nalgebra::DMatrix;
 
@@ -50,7 +50,7 @@ fn learned_baseline_gradient_through_tuba_and_interpolated() {
 /// a learned baseline on a 2-nat Gaussian give finite values and a label that says so.
 #[test]
 fn learned_baseline_trains_with_tuba_and_is_refused_elsewhere() {
-    let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
     let mut cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::Tuba { log_baseline: 0.0 }, 32, 300);
     cfg.learned_baseline = Some(BaselineSpec { hidden: vec![32] });
     let r = train::<f32>(&data, &cfg).unwrap();

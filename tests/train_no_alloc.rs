@@ -9,9 +9,10 @@
 
 use mibound::bounds::BoundSpec;
 use mibound::critics::{CriticSpec, Init};
-use mibound::data::{Task, rng};
+use mibound::data::rng;
 use mibound::gemm::Backend;
 use mibound::optim::{Adam, AdamConfig};
+use mibound::tasks::Parametric;
 use mibound::train::{Cursor, Data, Dataset, Schedule, TrainStep};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -77,10 +78,12 @@ fn allocations_in_steps(
 
 #[test]
 fn steady_state_training_steps_do_not_allocate() {
-    let stream =
-        Data::stream(Task::Gaussian { dim: 4 }, Schedule::Staircase { levels: vec![1.0, 2.0], steps_per_level: 10 })
-            .unwrap();
-    let cubic = Data::stream(Task::Cubic { dim: 4 }, Schedule::Constant { mi: 1.0 }).unwrap();
+    let stream = Data::stream(
+        Parametric::Gaussian { dim: 4 },
+        Schedule::Staircase { levels: vec![1.0, 2.0], steps_per_level: 10 },
+    )
+    .unwrap();
+    let cubic = Data::stream(Parametric::Cubic { dim: 4 }, Schedule::Constant { mi: 1.0 }).unwrap();
     let (x, y) = {
         use mibound::data::Sampler;
         mibound::data::CorrelatedGaussian::with_mi(4, 1.0).unwrap().sample(64, &mut rng(3))

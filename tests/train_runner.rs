@@ -4,8 +4,9 @@
 use mibound::Error;
 use mibound::bounds::BoundSpec;
 use mibound::critics::{Activation, CriticSpec, Similarity};
-use mibound::data::{CorrelatedGaussian, Sampler, Task, rng};
+use mibound::data::{CorrelatedGaussian, Sampler, rng};
 use mibound::optim::AdamConfig;
+use mibound::tasks::Parametric;
 use mibound::train::{CheckpointConfig, Data, Dataset, EarlyStop, Schedule, TrainConfig, train};
 
 fn small_critic() -> CriticSpec {
@@ -13,7 +14,7 @@ fn small_critic() -> CriticSpec {
 }
 
 fn data() -> Data {
-    Data::stream(Task::Gaussian { dim: 3 }, Schedule::Staircase { levels: vec![1.0, 2.0], steps_per_level: 60 })
+    Data::stream(Parametric::Gaussian { dim: 3 }, Schedule::Staircase { levels: vec![1.0, 2.0], steps_per_level: 60 })
         .unwrap()
 }
 
@@ -101,8 +102,8 @@ fn a_data_set_is_drawn_in_shuffled_epochs_without_repeats() {
 fn early_stopping_ends_a_converged_run() {
     let mut cfg = TrainConfig::new(small_critic(), BoundSpec::InfoNce, 16, 5000);
     cfg.early_stop = Some(EarlyStop { patience: 100, min_delta: 0.01, span: 50.0 });
-    let r =
-        train::<f32>(&Data::stream(Task::Gaussian { dim: 2 }, Schedule::Constant { mi: 0.5 }).unwrap(), &cfg).unwrap();
+    let r = train::<f32>(&Data::stream(Parametric::Gaussian { dim: 2 }, Schedule::Constant { mi: 0.5 }).unwrap(), &cfg)
+        .unwrap();
     assert!(r.trace.len() < 5000, "ran all {} steps", r.trace.len());
     assert!(r.termination.starts_with("early stopping"), "{}", r.termination);
 }

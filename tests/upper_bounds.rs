@@ -6,7 +6,8 @@ mod common;
 use common::mean_se;
 use mibound::bounds::{BarberAgakov, Bound, BoundSpec, Club, ClubSample, LeaveOneOut};
 use mibound::critics::CriticSpec;
-use mibound::data::{CorrelatedGaussian, Sampler, Task, rng};
+use mibound::data::{CorrelatedGaussian, Sampler, rng};
+use mibound::tasks::Parametric;
 use mibound::train::{Data, Monitor, Schedule, TrainConfig, sandwich, train};
 use nalgebra::DMatrix;
 
@@ -67,7 +68,7 @@ fn with_a_trained_conditional_the_bounds_bracket_the_truth() {
     let rho2 = task.rho() * task.rho();
     // Batch CLUB's expectation at the exact conditional, N = 128 (see the next test).
     let club_exact = (1.0 - 1.0 / 128.0) * 5.0 * rho2 / (1.0 - rho2);
-    let data = Data::stream(Task::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
     let mut cfg = TrainConfig::new(CriticSpec::gaussian(), BoundSpec::Club, 128, 4000);
     cfg.monitors = vec![
         Monitor::Bound { spec: BoundSpec::Loo },
@@ -122,7 +123,7 @@ fn club_of_the_exact_conditional_matches_its_closed_form() {
 #[test]
 fn sandwich_brackets_the_truth_through_a_staircase() {
     let data = Data::stream(
-        Task::Gaussian { dim: 5 },
+        Parametric::Gaussian { dim: 5 },
         Schedule::Staircase { levels: vec![1.0, 2.0, 3.0], steps_per_level: 1500 },
     )
     .unwrap();
@@ -148,11 +149,11 @@ fn sandwich_brackets_the_truth_through_a_staircase() {
 
 #[test]
 fn upper_bounds_refuse_critics_that_are_not_densities() {
-    let data = Data::stream(Task::Gaussian { dim: 2 }, Schedule::Constant { mi: 1.0 }).unwrap();
+    let data = Data::stream(Parametric::Gaussian { dim: 2 }, Schedule::Constant { mi: 1.0 }).unwrap();
     let cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::Club, 16, 10);
     let e = train::<f32>(&data, &cfg).unwrap_err().to_string();
     assert!(e.contains("gaussian"), "{e}");
-    let cubic = Data::stream(Task::Cubic { dim: 2 }, Schedule::Constant { mi: 1.0 }).unwrap();
+    let cubic = Data::stream(Parametric::Cubic { dim: 2 }, Schedule::Constant { mi: 1.0 }).unwrap();
     let ba = TrainConfig::new(CriticSpec::gaussian(), BoundSpec::Ba { entropy_y: None }, 16, 10);
     assert!(train::<f32>(&cubic, &ba).is_err(), "no analytic H(Y) for the cubic task");
     assert!(train::<f32>(&data, &ba).is_ok(), "H(Y) comes from the Gaussian task");

@@ -11,7 +11,6 @@ use mibound::bounds::BoundSpec;
 use mibound::data::VarKind;
 use mibound::data::kinds::{DISCRETE_MAX_LEVELS, LabelColumns, detect_kinds};
 use mibound::data::rules;
-use mibound::data::{Task, rng};
 use mibound::error::Error;
 use mibound::estimators::classical::{
     CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise, check_label_columns,
@@ -22,6 +21,7 @@ use mibound::estimators::{
     Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare, compare_given,
     self_check_steps, training_steps,
 };
+use mibound::tasks::Parametric;
 use mibound::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
 use numpy::ndarray::ArrayViewD;
@@ -565,13 +565,10 @@ fn sample<'py>(py: Python<'py>, task: &str, n: i64, seed: i64, dim: i64, mi: f64
     if n == 0 {
         return Err(py_err(Error::param("n", 0, "must be at least 1")));
     }
-    let (x, y) = if Task::CATALOGUE.iter().any(|c| c.0 == task) {
-        let s = Task::parse(task, count("dim", dim)? as usize).and_then(|t| t.at_mi(mi)).map_err(py_err)?;
-        s.sample(n, &mut rng(seed))
-    } else {
-        let t = mibound::tasks::get(task).map_err(py_err)?;
-        py.allow_threads(|| t.draw(n, seed)).map_err(py_err)?
-    };
+    // `dim` only matters (and is only checked) for a parametric task.
+    let dim = if Parametric::is_name(task) { count("dim", dim)? as usize } else { 0 };
+    let t = mibound::tasks::named(task, dim, mi).map_err(py_err)?;
+    let (x, y) = py.allow_threads(|| t.draw(n, seed)).map_err(py_err)?;
     Ok((to_numpy(py, &x)?, to_numpy(py, &y)?))
 }
 
@@ -831,7 +828,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_last_compare_seconds, m)?)?;
     m.add("ESTIMATORS", EstimatorSpec::NAMES)?;
     m.add("BOUNDS", BoundSpec::NAMES)?;
-    m.add("PARAMETRIC_TASKS", Task::CATALOGUE.iter().map(|c| c.0).collect::<Vec<_>>())?;
+    m.add("PARAMETRIC_TASKS", Parametric::CATALOGUE.iter().map(|c| c.0).collect::<Vec<_>>())?;
     m.add("FEATURE_NEIGHBORS", ROSS_DEFAULT_K)?;
     m.add("CONDITIONAL_NEIGHBORS", DEFAULT_K)?;
     m.add("DEFAULT_SEED", DEFAULT_SEED)?;

@@ -1,15 +1,15 @@
 //! `mibound tasks`: the built-in tasks.
 
-use crate::data::Task;
 use crate::error::{Error, Result};
+use crate::tasks::Parametric;
 
 /// `mibound tasks`: the parametric tasks at `--dim`/`--mi`, then the task suite.
 pub fn tasks(dim: usize, mi: f64, json: bool) -> Result<()> {
     let suite = crate::tasks::catalogue()?;
     if json {
         let mut all = Vec::new();
-        for (name, desc) in Task::CATALOGUE {
-            let s = Task::parse(name, dim)?.at_mi(mi)?;
+        for (name, desc) in Parametric::CATALOGUE {
+            let s = Parametric::parse(name, dim)?.at_mi(mi)?;
             all.push(serde_json::json!({
                 "id": name, "name": s.name(), "family": "parametric (--dim, --mi)", "description": desc,
                 "dim_x": s.dim_x(), "dim_y": s.dim_y(), "true_mi": s.true_mi(), "source": "mibound",
@@ -26,8 +26,8 @@ pub fn tasks(dim: usize, mi: f64, json: bool) -> Result<()> {
         return Ok(());
     }
     println!("{:<12} {:>4} {:>8} {:>9}  description", "task", "dim", "rho", "true MI");
-    for (name, desc) in Task::CATALOGUE {
-        let s = Task::parse(name, dim)?.at_mi(mi)?;
+    for (name, desc) in Parametric::CATALOGUE {
+        let s = Parametric::parse(name, dim)?.at_mi(mi)?;
         let rho = crate::data::mi_to_rho(mi, dim);
         println!("{name:<12} {:>4} {rho:>8.4} {:>9.4}  {desc}", s.dim_x(), s.true_mi());
     }

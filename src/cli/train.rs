@@ -3,8 +3,8 @@
 use super::TrainOpts;
 use crate::bounds::BoundSpec;
 use crate::critics::CriticSpec;
-use crate::data::Task;
 use crate::error::{Error, Result};
+use crate::tasks::Parametric;
 
 /// `mibound train`: one run of the runner on a staircase, one line (or JSON object) per level.
 pub fn train(o: &TrainOpts) -> Result<()> {
@@ -16,7 +16,7 @@ pub fn train(o: &TrainOpts) -> Result<()> {
             "need at least one MI level, steps ≥ 1, threads ≥ 1 and 0 < tail ≤ 1",
         ));
     }
-    let task = Task::parse(&o.task, o.dim)?;
+    let task = Parametric::parse(&o.task, o.dim)?;
     let data = Data::stream(task, Schedule::Staircase { levels: o.mi.clone(), steps_per_level: o.steps })?;
     let mut cfg = TrainConfig::new(
         CriticSpec::parse(&o.critic)?,

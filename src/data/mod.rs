@@ -17,10 +17,8 @@ pub use transform::{Transform, Transformed};
 
 pub use crate::rng::{Xoshiro, rng};
 
-use crate::error::Result;
 use crate::rng::Rng;
 use nalgebra::DMatrix;
-use serde::{Deserialize, Serialize};
 
 /// A joint distribution `p(x, y)` with known mutual information.
 pub trait Sampler: Send + Sync {
@@ -59,65 +57,5 @@ pub trait Sampler: Send + Sync {
     /// TUBA and I_α).
     fn log_marginal_y(&self, _y: &DMatrix<f64>) -> Option<Vec<f64>> {
         None
-    }
-}
-
-/// A family of built-in tasks indexed by their true MI: what a schedule (a constant level or the
-/// staircase) instantiates at each level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "task", rename_all = "lowercase")]
-pub enum Task {
-    /// [`CorrelatedGaussian`] in `dim` dimensions.
-    Gaussian {
-        /// Dimension of x and of y.
-        dim: usize,
-    },
-    /// The correlated Gaussian with `y ↦ y³` (Poole et al. 2019's cubic task).
-    Cubic {
-        /// Dimension of x and of y.
-        dim: usize,
-    },
-    /// The correlated Gaussian with `x ↦ asinh x` and `y ↦ y³`.
-    AsinhCubic {
-        /// Dimension of x and of y.
-        dim: usize,
-    },
-}
-
-impl Task {
-    /// All task names with a description, for `mibound tasks`.
-    pub const CATALOGUE: &'static [(&'static str, &'static str)] = &[
-        ("gaussian", "x ~ N(0, I_d), y = ρx + √(1−ρ²)ε; I = −d/2·log(1−ρ²)"),
-        ("cubic", "the Gaussian task with y ↦ y³ (MI unchanged: an invertible map of y)"),
-        ("asinh-cubic", "the Gaussian task with x ↦ asinh x and y ↦ y³ (MI unchanged)"),
-    ];
-
-    /// Parses a task name with its dimension.
-    pub fn parse(name: &str, dim: usize) -> Result<Self> {
-        Ok(match name {
-            "gaussian" => Task::Gaussian { dim },
-            "cubic" => Task::Cubic { dim },
-            "asinh-cubic" => Task::AsinhCubic { dim },
-            _ => {
-                return Err(crate::Error::Unknown {
-                    kind: "task",
-                    name: name.into(),
-                    known: Self::CATALOGUE.iter().map(|c| c.0).collect::<Vec<_>>().join(", "),
-                });
-            }
-        })
-    }
-
-    /// The task's sampler with true MI `mi` nats.
-    pub fn at_mi(&self, mi: f64) -> Result<Box<dyn Sampler>> {
-        Ok(match *self {
-            Task::Gaussian { dim } => Box::new(CorrelatedGaussian::with_mi(dim, mi)?),
-            Task::Cubic { dim } => Box::new(Transformed::cubic_y(CorrelatedGaussian::with_mi(dim, mi)?)),
-            Task::AsinhCubic { dim } => Box::new(Transformed::new(
-                CorrelatedGaussian::with_mi(dim, mi)?,
-                Some(Transform::Asinh),
-                Some(Transform::Cubic),
-            )),
-        })
     }
 }

@@ -3,9 +3,10 @@
 use super::{FigureOpts, save_both, write_jsonl};
 use crate::bounds::{Bound, BoundSpec, InfoNce};
 use crate::critics::CriticSpec;
-use crate::data::{CorrelatedGaussian, Sampler, Task, rng};
+use crate::data::{CorrelatedGaussian, Sampler, rng};
 use crate::error::Result;
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
+use crate::tasks::Parametric;
 use crate::train::{Data, Schedule, TrainConfig, train};
 use plotters::style::BLACK;
 use rayon::prelude::*;
@@ -54,7 +55,7 @@ pub fn saturation(o: &FigureOpts) -> Result<()> {
         .collect::<Vec<_>>()
         .par_iter()
         .map(|&(mi, n)| {
-            let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi })?;
+            let data = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::Constant { mi })?;
             let mut cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, n, steps);
             cfg.seed = o.seed;
             let r = train::<f32>(&data, &cfg)?;

@@ -3,9 +3,9 @@
 use super::{FigureOpts, save_both, write_jsonl};
 use crate::bounds::BoundSpec;
 use crate::critics::CriticSpec;
-use crate::data::Task;
 use crate::error::{Error, Result};
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
+use crate::tasks::Parametric;
 use crate::train::{BaselineSpec, Data, Schedule, TrainConfig, TrainResult, ema, sandwich as run_sandwich, train};
 use plotters::style::{BLACK, RGBColor};
 use rayon::prelude::*;
@@ -161,9 +161,9 @@ pub fn staircase(o: &FigureOpts) -> Result<Vec<LevelRow>> {
     // Full: 4000 steps per level as Poole et al., for the concat critic too (their default).
     let (spl, concat_spl, window) = if o.quick { (40, 40, 20) } else { (4000, 4000, 500) };
     let configs = [
-        ("gaussian", Task::Gaussian { dim: 20 }, "separable", CriticSpec::poole_separable(), spl),
-        ("cubic", Task::Cubic { dim: 20 }, "separable", CriticSpec::poole_separable(), spl),
-        ("gaussian", Task::Gaussian { dim: 20 }, "concat", CriticSpec::poole_concat(), concat_spl),
+        ("gaussian", Parametric::Gaussian { dim: 20 }, "separable", CriticSpec::poole_separable(), spl),
+        ("cubic", Parametric::Cubic { dim: 20 }, "separable", CriticSpec::poole_separable(), spl),
+        ("gaussian", Parametric::Gaussian { dim: 20 }, "concat", CriticSpec::poole_concat(), concat_spl),
     ];
     let wanted = |c: usize| {
         let name = format!("{}-{}", configs[c].0, configs[c].2);
@@ -296,7 +296,7 @@ fn bias_variance(o: &FigureOpts, rows: &[LevelRow]) -> Result<()> {
 /// through the staircase, trained side by side on the same batches.
 pub fn sandwich(o: &FigureOpts) -> Result<()> {
     let spl = if o.quick { 40 } else { 4000 };
-    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(spl))?;
+    let data = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::poole(spl))?;
     let mut lower = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, BATCH, 5 * spl);
     lower.seed = o.seed;
     lower.keep_diverged = true;

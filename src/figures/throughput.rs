@@ -4,11 +4,12 @@ use super::{FigureOpts, save_both, write_jsonl};
 use crate::bounds::BoundSpec;
 use crate::compute::Compute;
 use crate::critics::{CriticSpec, Init};
-use crate::data::{Task, rng};
+use crate::data::rng;
 use crate::error::Result;
 use crate::gemm::Backend;
 use crate::optim::{Adam, AdamConfig};
 use crate::plot::{Figure, PALETTE, Panel, Series, Style};
+use crate::tasks::Parametric;
 use crate::train::{Cursor, Data, Schedule, TrainStep};
 use serde::Serialize;
 
@@ -35,7 +36,7 @@ pub enum Budget {
 /// batch size `n`, after `warmup` untimed steps. The loop runs on the thread pool when a step
 /// may use more than one thread ([`Compute::on_pool`]).
 pub fn measure(spec: &CriticSpec, n: usize, warmup: u64, budget: Budget, compute: Compute) -> Result<(f64, f64)> {
-    let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 })?;
+    let data = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::Constant { mi: 4.0 })?;
     let c = spec.build_with::<f32>(20, 20, compute)?;
     let macs = c.macs_per_step(n);
     let mut p = c.init_params(Init::Torch, 0);

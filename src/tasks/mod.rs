@@ -15,6 +15,13 @@
 //! assert_eq!((x.nrows(), y.ncols()), (100, 3));
 //! ```
 //!
+//! ## The one registry
+//! Every built-in task is reached from here. [`Parametric`] holds the families indexed by their
+//! true MI at any dimension (`gaussian`, `cubic`, `asinh-cubic`: `mibound train`'s staircase, the
+//! figures); [`get`] builds a suite task from its id (below). [`named`] is what `mibound sample`
+//! and Python's `sample` take: a family's name (at a dimension and an MI) or an id, with one
+//! error listing both when the name is neither.
+//!
 //! ## Ids
 //! A task id is a base id with optional prefixes, read from the left (each prefix wraps the
 //! task named by the rest of the id, as bmi composes its transforms):
@@ -53,6 +60,7 @@ mod discrete;
 mod maps;
 mod mixture;
 mod normal;
+mod parametric;
 mod split;
 mod student;
 mod truth;
@@ -62,6 +70,7 @@ pub use digits::{DigitImages, Digits, digit_images, label_channel_mi};
 pub use discrete::{GaoUniform, ZeroInflated};
 pub use maps::{Bijection, Mapped, NormalMixture, normal_cdf, normal_quantile, random_orthogonal, wiggly_x, wiggly_y};
 pub use normal::{bivariate, dense, dense_covariance, sparse, sparse_correlation};
+pub use parametric::Parametric;
 pub use split::{Group, Split};
 pub use student::{SplitStudentT, student_correction, student_entropy};
 pub use truth::{MC_N, MC_SEED, MC_TRUTHS};
@@ -461,6 +470,51 @@ fn build(id: &str) -> Result<BenchmarkTask> {
                     exp-, zero_inflated-P-, indep-, small_n-N-)"
                 .into(),
         },
+        other => other,
+    })
+}
+
+/// A task as `mibound sample` and Python's `sample` name it: a [`Parametric`] family at a
+/// dimension and an MI, or a suite task ([`get`]).
+pub enum Named {
+    /// A family at `dim` and `mi`.
+    Parametric {
+        /// The family with its dimension.
+        family: Parametric,
+        /// Its sampler at the MI asked for.
+        sampler: Box<dyn Sampler>,
+    },
+    /// A task of the suite (the dimension and MI asked for do not apply).
+    Suite(Box<BenchmarkTask>),
+}
+
+impl Named {
+    /// `n ≥ 1` joint samples from a generator seeded with `seed` (an error for `n = 0`).
+    pub fn draw(&self, n: usize, seed: u64) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
+        match self {
+            Named::Parametric { sampler, .. } => {
+                if n == 0 {
+                    return Err(Error::param("n", 0, "must be at least 1"));
+                }
+                Ok(sampler.sample(n, &mut rng(seed)))
+            }
+            Named::Suite(t) => t.draw(n, seed),
+        }
+    }
+}
+
+/// The task called `name`: a [`Parametric`] family at `dim` and `mi` when `name` is a family's,
+/// else the suite task with that id (`dim` and `mi` unused). An unknown name is an error listing
+/// the families and the suite's ids.
+pub fn named(name: &str, dim: usize, mi: f64) -> Result<Named> {
+    if Parametric::is_name(name) {
+        let family = Parametric::parse(name, dim)?;
+        return Ok(Named::Parametric { family, sampler: family.at_mi(mi)? });
+    }
+    get(name).map(|t| Named::Suite(Box::new(t))).map_err(|e| match e {
+        Error::Unknown { kind, name, known } => {
+            Error::Unknown { kind, name, known: format!("{} (with --dim, --mi), or {known}", Parametric::names()) }
+        }
         other => other,
     })
 }

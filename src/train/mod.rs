@@ -4,10 +4,10 @@
 //! ```no_run
 //! use mibound::bounds::BoundSpec;
 //! use mibound::critics::CriticSpec;
-//! use mibound::data::Task;
+//! use mibound::tasks::Parametric;
 //! use mibound::train::{train, Data, Schedule, TrainConfig};
 //!
-//! let data = Data::stream(Task::Gaussian { dim: 20 }, Schedule::poole(4000)).unwrap();
+//! let data = Data::stream(Parametric::Gaussian { dim: 20 }, Schedule::poole(4000)).unwrap();
 //! let cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::InfoNce, 64, 20_000);
 //! let run = train::<f32>(&data, &cfg).unwrap();
 //! for level in run.levels(4000, 0.2) {

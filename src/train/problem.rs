@@ -1,9 +1,10 @@
 //! What a critic is trained on: a stream of fresh batches from samplers following an MI
 //! schedule, or a fixed data set with a train/test split and shuffled epochs.
 
-use crate::data::{Sampler, Task};
+use crate::data::Sampler;
 use crate::error::{Error, Result};
 use crate::rng::{Xoshiro, shuffle};
+use crate::tasks::Parametric;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
@@ -124,7 +125,7 @@ pub enum Data {
 
 impl Data {
     /// A stream of `task` following `schedule`.
-    pub fn stream(task: Task, schedule: Schedule) -> Result<Self> {
+    pub fn stream(task: Parametric, schedule: Schedule) -> Result<Self> {
         let samplers = schedule.levels().iter().map(|&mi| task.at_mi(mi)).collect::<Result<Vec<_>>>()?;
         if samplers.is_empty() {
             return Err(Error::param("schedule", "[]", "needs at least one level"));
