@@ -129,3 +129,45 @@ fn empty_lists_and_bad_numbers_are_refused_before_any_run() {
         assert!(m.contains(word), "{to}: {m}");
     }
 }
+
+#[test]
+fn neural_options_are_the_estimate_options_checked_once_and_printed_when_changed() {
+    use mibound::estimators::Options;
+    // Every option of `mibound estimate` (and patience) is a key of [neural]; a bad value is
+    // named as the file spells it, with the message the command line and Python give.
+    let all = GOOD.replace(
+        "folds = 2\n",
+        "folds = 2\npatience = 50\ncritic = \"separable\"\nhidden = [64, 64]\nembed = 16\nlr = 0.001\n\
+         weight_decay = 0.01\ntransform = \"standardize\"\n",
+    );
+    let c = toml(&all).unwrap();
+    let mut want = Options::default();
+    (want.steps, want.folds, want.patience, want.critic, want.hidden) = (50, 2, 50, "separable".into(), vec![64, 64]);
+    (want.embed, want.lr, want.weight_decay, want.transform) = (16, 1e-3, 0.01, "standardize".into());
+    assert_eq!(c.neural, want);
+    assert_eq!(c.settings().unwrap().neural, {
+        let mut s = want.settings(str::to_string).unwrap().neural;
+        s.compute.threads = 1;
+        s
+    });
+    // Printed with the changed keys only, steps first, and read back the same.
+    let printed = c.to_toml().unwrap();
+    assert!(printed.contains("[neural]\nsteps = 50\nfolds = 2\npatience = 50\ncritic = \"separable\""), "{printed}");
+    assert_eq!(toml(&printed).unwrap(), c);
+    // A run's settings label: the four of older versions, then the other changed options.
+    let plan = c.plan().unwrap();
+    let smile = plan.runs.iter().find(|r| r.key.estimator == "smile:5").unwrap();
+    assert_eq!(
+        smile.settings,
+        "steps=50,batch=256,folds=2,patience=50,critic=separable,hidden=[64, 64],embed=16,lr=0.001,\
+         weight_decay=0.01,transform=standardize"
+    );
+    let q = Config::quick().plan().unwrap();
+    let infonce = q.runs.iter().find(|r| r.key.estimator == "infonce").unwrap();
+    assert_eq!(infonce.settings, "steps=100,batch=128,folds=2,patience=600", "the label of older results files");
+
+    let m = one_line(&toml(&GOOD.replace("folds = 2", "folds = 1")).unwrap().plan().unwrap_err());
+    assert_eq!(m, "invalid neural.folds = 1: must be at least 2 (one fold to train, one to test)");
+    let m = one_line(&toml(&GOOD.replace("folds = 2", "folds = 2\nlr = -1.0")).unwrap().plan().unwrap_err());
+    assert_eq!(m, "invalid neural.lr = -1: must be positive and finite");
+}

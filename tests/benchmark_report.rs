@@ -2,7 +2,8 @@
 //! truncated last line ignored), the table computed from the runs, and the figures written.
 
 use mibound::benchmark::report::{self, Table, merge};
-use mibound::benchmark::{Config, NeuralOverrides, RunOptions, Shard, run};
+use mibound::benchmark::{Config, RunOptions, Shard, run};
+use mibound::estimators::Options;
 use std::path::PathBuf;
 
 fn config() -> Config {
@@ -11,7 +12,7 @@ fn config() -> Config {
         estimators: vec!["gaussian".into(), "ksg:k=3".into(), "copula".into()],
         sizes: vec![300],
         seeds: vec![0, 1],
-        neural: NeuralOverrides::default(),
+        neural: Options::default(),
     }
 }
 

@@ -2,17 +2,20 @@
 //! the final results equal an uninterrupted run's), deterministic across threads, and sharded
 //! (the shards are disjoint and their union is the whole plan).
 
-use mibound::benchmark::{Config, NeuralOverrides, RunKey, RunOptions, RunRecord, Shard, read_results, run};
+use mibound::benchmark::{Config, RunKey, RunOptions, RunRecord, Shard, read_results, run};
+use mibound::estimators::Options;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn config() -> Config {
+    let mut neural = Options::default();
+    (neural.steps, neural.batch, neural.folds) = (20, 32, 2);
     Config {
         tasks: vec!["1v1-normal-0.75".into(), "multinormal-dense-2-2-0.5".into()],
         estimators: vec!["gaussian".into(), "ksg:k=3".into(), "infonce".into()],
         sizes: vec![200, 300],
         seeds: vec![0, 1],
-        neural: NeuralOverrides { steps: Some(20), batch: Some(32), folds: Some(2), patience: None },
+        neural,
     }
 }
 
@@ -104,7 +107,7 @@ fn other_settings_in_the_file_are_refused_and_a_corrupt_line_is_named() {
     let out = d.join("r.jsonl");
     run(&plan, &out, &opts(2, Shard::default())).unwrap();
     let mut other = config();
-    other.neural.steps = Some(30);
+    other.neural.steps = 30;
     let err = run(&other.plan().unwrap(), &out, &opts(2, Shard::default())).unwrap_err().to_string();
     assert!(err.contains("steps=20") && err.contains("steps=30") && err.contains("another results file"), "{err}");
 

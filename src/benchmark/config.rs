@@ -3,29 +3,10 @@
 
 use super::RunKey;
 use crate::error::{Error, Result};
-use crate::estimators::{EstimatorSpec, Settings};
+use crate::estimators::{EstimatorSpec, Options, Settings};
 use crate::tasks;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// Overrides of the neural estimators' settings ([`crate::estimators::NeuralConfig`]); what is
-/// not given keeps the library default.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NeuralOverrides {
-    /// Maximum training steps per critic and fold.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steps: Option<u64>,
-    /// Batch size N.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batch: Option<usize>,
-    /// Folds K ≥ 2.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub folds: Option<usize>,
-    /// Steps without a validation improvement before stopping.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub patience: Option<u64>,
-}
 
 /// A benchmark configuration: every combination of `tasks`, `estimators`, `sizes` and `seeds`
 /// is one run.
@@ -35,7 +16,7 @@ pub struct NeuralOverrides {
 /// estimators = ["ksg", "copula", "infonce", "smile:5"]
 /// sizes = [5000]
 /// seeds = [0, 1, 2]
-/// [neural]                             # optional overrides of the neural settings
+/// [neural]                             # optional: the options of `mibound estimate` (Options)
 /// steps = 1000
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,13 +33,47 @@ pub struct Config {
     pub sizes: Vec<usize>,
     /// Seeds; a run's samples depend on (task, n, seed) only, so every estimator sees the same.
     pub seeds: Vec<u64>,
-    /// Overrides of the neural estimators' settings.
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub neural: NeuralOverrides,
+    /// The neural estimators' options: the type `mibound estimate` and Python build
+    /// ([`Options`], validated by [`Options::settings`]), with `patience`; a key left out keeps
+    /// the library's default. Printed with only the keys that differ from it.
+    #[serde(default, skip_serializing_if = "is_default", serialize_with = "changed_options")]
+    pub neural: Options,
 }
 
-fn is_default(n: &NeuralOverrides) -> bool {
-    *n == NeuralOverrides::default()
+fn is_default(o: &Options) -> bool {
+    *o == Options::default()
+}
+
+/// The options of `o` that differ from the defaults, as `(key, value)` in the order a
+/// configuration file lists them (steps, batch, folds and patience first), as TOML values.
+fn changed(o: &Options) -> Vec<(&'static str, toml::Value)> {
+    let d = Options::default();
+    // Destructured so that a new option cannot be forgotten here.
+    let Options { critic, hidden, embed, batch, steps, lr, weight_decay, folds, transform, patience } = o;
+    let int = |v: u64| toml::Value::Integer(v as i64);
+    let all = [
+        ("steps", *steps != d.steps, int(*steps)),
+        ("batch", *batch != d.batch, int(*batch as u64)),
+        ("folds", *folds != d.folds, int(*folds as u64)),
+        ("patience", *patience != d.patience, int(*patience)),
+        ("critic", *critic != d.critic, toml::Value::String(critic.clone())),
+        ("hidden", *hidden != d.hidden, toml::Value::Array(hidden.iter().map(|&h| int(h as u64)).collect())),
+        ("embed", *embed != d.embed, int(*embed as u64)),
+        ("lr", *lr != d.lr, toml::Value::Float(*lr)),
+        ("weight_decay", *weight_decay != d.weight_decay, toml::Value::Float(*weight_decay)),
+        ("transform", *transform != d.transform, toml::Value::String(transform.clone())),
+    ];
+    all.into_iter().filter(|(_, differs, _)| *differs).map(|(k, _, v)| (k, v)).collect()
+}
+
+fn changed_options<S: serde::Serializer>(o: &Options, s: S) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let c = changed(o);
+    let mut m = s.serialize_map(Some(c.len()))?;
+    for (k, v) in &c {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
 }
 
 /// The classical estimators of the default benchmark.
@@ -78,7 +93,7 @@ impl Config {
             estimators: DEFAULT_CLASSICAL.iter().chain(&DEFAULT_NEURAL).map(|s| s.to_string()).collect(),
             sizes: vec![5000],
             seeds: vec![0, 1, 2],
-            neural: NeuralOverrides { steps: Some(600), batch: Some(256), folds: Some(3), patience: Some(200) },
+            neural: Options { steps: 600, batch: 256, folds: 3, patience: 200, ..Options::default() },
         }
     }
 
@@ -99,7 +114,7 @@ impl Config {
             estimators: vec!["ksg".into(), "copula".into(), "infonce".into()],
             sizes: vec![1000],
             seeds: vec![0],
-            neural: NeuralOverrides { steps: Some(100), batch: Some(128), folds: Some(2), patience: None },
+            neural: Options { steps: 100, batch: 128, folds: 2, ..Options::default() },
         }
     }
 
@@ -140,25 +155,12 @@ impl Config {
             .map_err(|e| Error::Format { context: "benchmark configuration".into(), msg: e.to_string() })
     }
 
-    /// The estimator settings of every run: the library defaults with [`Config::neural`] applied,
-    /// one thread per training step (the runner parallelises across runs).
+    /// The estimator settings of every run: [`Config::neural`] checked and turned into settings
+    /// by [`Options::settings`] (a bad value named `neural.KEY`), one thread per training step
+    /// (the runner parallelises across runs).
     pub fn settings(&self) -> Result<Settings> {
-        let mut s = Settings::default();
-        let o = &self.neural;
-        if let Some(v) = o.steps {
-            s.neural.max_steps = v;
-        }
-        if let Some(v) = o.batch {
-            s.neural.batch = v;
-        }
-        if let Some(v) = o.folds {
-            s.neural.folds = v;
-        }
-        if let Some(v) = o.patience {
-            s.neural.patience = v;
-        }
+        let mut s = self.neural.settings(|field| format!("neural.{field}"))?;
         s.neural.compute.threads = 1;
-        s.neural.validate()?;
         Ok(s)
     }
 
@@ -194,10 +196,7 @@ impl Config {
                 specs.push(spec);
             }
         }
-        let neural_label = format!(
-            "steps={},batch={},folds={},patience={}",
-            settings.neural.max_steps, settings.neural.batch, settings.neural.folds, settings.neural.patience
-        );
+        let neural_label = self.neural_label(&settings);
         let mut runs = Vec::new();
         for info in &tasks_info {
             for spec in &specs {
@@ -216,6 +215,24 @@ impl Config {
         }
         runs.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(Plan { runs, settings, tasks: task_ids, estimators: specs.iter().map(|s| s.to_string()).collect() })
+    }
+}
+
+impl Config {
+    /// What a neural run records as its settings: steps, batch, folds and patience, then every
+    /// other option that differs from its default (none in the files of older versions, whose
+    /// labels this reproduces).
+    fn neural_label(&self, settings: &Settings) -> String {
+        let n = &settings.neural;
+        let mut label = format!("steps={},batch={},folds={},patience={}", n.max_steps, n.batch, n.folds, n.patience);
+        for (k, v) in changed(&self.neural) {
+            match v {
+                _ if ["steps", "batch", "folds", "patience"].contains(&k) => {}
+                toml::Value::String(v) => label.push_str(&format!(",{k}={v}")),
+                v => label.push_str(&format!(",{k}={v}")),
+            }
+        }
+        label
     }
 }
 

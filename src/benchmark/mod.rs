@@ -18,7 +18,7 @@ mod config;
 pub mod report;
 mod runner;
 
-pub use config::{Config, DEFAULT_CLASSICAL, DEFAULT_NEURAL, NeuralOverrides, Plan, PlannedRun, expand_tasks};
+pub use config::{Config, DEFAULT_CLASSICAL, DEFAULT_NEURAL, Plan, PlannedRun, expand_tasks};
 pub use runner::{RunOptions, RunSummary, read_results, run, run_one};
 
 use crate::error::{Error, Result};

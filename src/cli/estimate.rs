@@ -153,6 +153,7 @@ pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
         weight_decay: opts.weight_decay,
         folds: opts.folds,
         transform: if opts.no_standardize { "none".into() } else { opts.transform.clone() },
+        ..Options::default()
     };
     let settings = options.settings(|field| format!("--{}", field.replace('_', "-")))?;
     Ok((specs, settings))

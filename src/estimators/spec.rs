@@ -75,10 +75,13 @@ pub struct Settings {
     pub neural: NeuralConfig,
 }
 
-/// The estimation options of the command line (`mibound estimate --critic … --batch …`) and the
-/// Python bindings (`mibound.estimate(…, critic=…, batch=…)`), checked and turned into
-/// [`Settings`] in one place so both report a bad value with the same message.
-#[derive(Clone, Debug, PartialEq)]
+/// The estimation options of the command line (`mibound estimate --critic … --batch …`), the
+/// Python bindings (`mibound.estimate(…, critic=…, batch=…)`) and a benchmark configuration's
+/// `[neural]` table, checked and turned into [`Settings`] in one place so all three report a bad
+/// value with the same message. Read from a file, a key left out keeps its default and an
+/// unknown key is an error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Options {
     /// Critic for the lower bounds: `auto` (a separable critic from `hidden`, `embed` and
@@ -102,6 +105,9 @@ pub struct Options {
     pub folds: usize,
     /// The map of each coordinate before training: copula, standardize, none.
     pub transform: String,
+    /// Steps without a validation improvement before a critic's training stops (the command
+    /// line and Python keep the default; a benchmark configuration may set it).
+    pub patience: u64,
 }
 
 impl Default for Options {
@@ -117,6 +123,7 @@ impl Default for Options {
             weight_decay: 0.0,
             folds: 5,
             transform: "copula".into(),
+            patience: NeuralConfig::default().patience,
         }
     }
 }
@@ -134,6 +141,9 @@ impl Options {
         }
         if self.folds < 2 {
             return bad("folds", &self.folds, "must be at least 2 (one fold to train, one to test)");
+        }
+        if self.patience == 0 {
+            return bad("patience", &self.patience, "must be at least 1");
         }
         // The separable and Gaussian critics' builders accept a zero width and then fail in
         // training: refuse it here.
@@ -170,6 +180,7 @@ impl Options {
             max_steps: self.steps,
             adam: AdamConfig { lr: self.lr, weight_decay: self.weight_decay, ..AdamConfig::default() },
             folds: self.folds,
+            patience: self.patience,
             transform: self.transform.parse()?,
             alternatives: if self.critic == "auto" { Alternative::defaults() } else { Vec::new() },
             ..NeuralConfig::default()
