@@ -51,7 +51,7 @@
 //! - Foundations: [`error`], [`real`] (sealed `f32`/`f64`), [`rng`] (seeded generators,
 //!   shuffling, child seeds), [`numerics`] (stable log-sum-exp, softmax, softplus, digamma),
 //!   [`ranks`] (mid-ranks and normal scores), [`cca`] (canonical correlations and the Gaussian
-//!   MI of a sample), [`gemm`] (the one
+//!   MI of a sample), [`names`] (the grammar of estimator and bound names), [`gemm`] (the one
 //!   matrix-product module), [`compute`] (backend and threads, passed in — no global settings).
 //! - Building blocks: [`bounds`] (MI bounds on a score matrix, each with its exact gradient and
 //!   an honest [`bounds::BoundKind`]), [`contrastive`] (representation-learning losses, to
@@ -85,6 +85,7 @@ pub mod estimators;
 pub mod figures;
 pub mod flows;
 pub mod gemm;
+pub mod names;
 pub mod numerics;
 pub mod optim;
 #[cfg(feature = "plot")]

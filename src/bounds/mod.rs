@@ -328,66 +328,77 @@ impl BoundSpec {
     /// The names accepted by [`BoundSpec::parse`].
     pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, js-shifted, smile[:tau|inf], interpolated[:alpha], club, club-sample, l1out, ba[:H(Y)]";
 
-    /// Parses `name[:parameter]` (`interpolated` takes two: `interpolated:α:ln a`); a parameter
-    /// may be written `key=value` (`smile:tau=5`). Too many parameters, a negative seed or a value
-    /// out of range is an error.
+    /// Parses `name[:parameter]` in the crate's name grammar ([`crate::names`]): a parameter is
+    /// `key=value` or its bare value (`smile:5` = `smile:tau=5`). The keys: `tuba:log_baseline`,
+    /// `mine:rate`, `smile:tau`, `club-sample:seed`, `ba:entropy_y`, and
+    /// `interpolated:alpha:log_baseline` (both may be bare, in that order); the other bounds take
+    /// none. An unknown or repeated key, a negative seed or a value out of range is an error.
     pub fn parse(s: &str) -> Result<Self> {
-        let mut parts = s.split(':');
-        let name = parts.next().unwrap_or_default();
-        let args: Vec<&str> = parts.collect();
-        // The k-th parameter: `value` or `key=value` (the key is documentation only).
-        let arg = |k: usize| args.get(k).map(|a| a.rsplit_once('=').map_or(*a, |(_, v)| v).trim());
-        let num_at = |k: usize, default: Option<f64>, what: &str| -> Result<f64> {
-            match (arg(k), default) {
+        let name = crate::names::Name::parse(s);
+        let (keys, positional): (&[&str], usize) = match name.family.as_str() {
+            "interpolated" | "alpha" => (&["alpha", "log_baseline"], 2),
+            "tuba" => (&["log_baseline"], 1),
+            "mine" => (&["rate"], 1),
+            "smile" => (&["tau"], 1),
+            "club-sample" => (&["seed"], 1),
+            "ba" => (&["entropy_y"], 1),
+            _ => (&[], 0),
+        };
+        let spec = Self::from_family(&name.family)?;
+        let p = name.params(keys, positional)?;
+        let num = |key: &str, default: Option<f64>, what: &str| -> Result<f64> {
+            match (p.get(key), default) {
                 (Some(a), _) => a.parse::<f64>().map_err(|_| Error::param(what, a, "must be a number")),
                 (None, Some(d)) => Ok(d),
                 (None, None) => Err(Error::param(what, "(missing)", "give it as name:value")),
             }
         };
-        let num = |default: Option<f64>, what: &str| num_at(0, default, what);
-        let name = name.trim().to_ascii_lowercase();
-        let max_args = match name.as_str() {
-            "interpolated" | "alpha" => 2,
-            "infonce" | "nce-infonce" | "cpc" | "nwj" | "dv" | "js" | "js-shifted" | "club" | "l1out" | "loo" => 0,
-            _ => 1,
-        };
-        if args.len() > max_args {
-            return Err(Error::param(
-                &format!("{name} parameters"),
-                args.join(":"),
-                &format!("{name} takes at most {max_args} parameter(s)"),
-            ));
-        }
-        let spec = match name.as_str() {
-            "infonce" | "nce-infonce" | "cpc" => BoundSpec::InfoNce,
-            "nwj" => BoundSpec::Nwj,
-            "tuba" => BoundSpec::Tuba { log_baseline: num(None, "tuba log baseline")? },
-            "dv" => BoundSpec::Dv,
-            "mine" => BoundSpec::Mine { ema_rate: num(Some(0.01), "mine EMA rate")? },
-            "js" => BoundSpec::Js,
-            "js-shifted" => BoundSpec::JsShifted,
-            "smile" => BoundSpec::Smile { tau: num(Some(5.0), "smile tau")? },
-            "club" => BoundSpec::Club,
-            "club-sample" => BoundSpec::ClubSample {
-                seed: match arg(0) {
+        let spec = match spec {
+            BoundSpec::Tuba { .. } => BoundSpec::Tuba { log_baseline: num("log_baseline", None, "tuba log baseline")? },
+            BoundSpec::Mine { .. } => BoundSpec::Mine { ema_rate: num("rate", Some(0.01), "mine EMA rate")? },
+            BoundSpec::Smile { .. } => BoundSpec::Smile { tau: num("tau", Some(5.0), "smile tau")? },
+            BoundSpec::ClubSample { .. } => BoundSpec::ClubSample {
+                seed: match p.get("seed") {
                     None => 0,
                     Some(a) => a
                         .parse::<u64>()
                         .map_err(|_| Error::param("club-sample seed", a, "must be a whole number ≥ 0"))?,
                 },
             },
-            "l1out" | "loo" => BoundSpec::Loo,
-            "ba" => BoundSpec::Ba { entropy_y: arg(0).map(|_| num(None, "BA entropy H(Y)")).transpose()? },
-            "interpolated" | "alpha" => BoundSpec::Interpolated {
-                alpha: num(Some(0.01), "interpolated alpha")?,
-                log_baseline: num_at(1, Some(0.0), "interpolated log baseline")?,
+            BoundSpec::Ba { .. } => BoundSpec::Ba {
+                entropy_y: p.get("entropy_y").map(|_| num("entropy_y", None, "BA entropy H(Y)")).transpose()?,
             },
-            other => {
-                return Err(Error::Unknown { kind: "bound", name: other.to_string(), known: Self::NAMES.into() });
-            }
+            BoundSpec::Interpolated { .. } => BoundSpec::Interpolated {
+                alpha: num("alpha", Some(0.01), "interpolated alpha")?,
+                log_baseline: num("log_baseline", Some(0.0), "interpolated log baseline")?,
+            },
+            other => other,
         };
         spec.validate()?;
         Ok(spec)
+    }
+
+    /// The bound a family name stands for, with placeholder parameters ([`BoundSpec::parse`]
+    /// reads them); an unknown family is an error listing [`BoundSpec::NAMES`].
+    fn from_family(family: &str) -> Result<Self> {
+        Ok(match family {
+            "infonce" | "nce-infonce" | "cpc" => BoundSpec::InfoNce,
+            "nwj" => BoundSpec::Nwj,
+            "tuba" => BoundSpec::Tuba { log_baseline: 0.0 },
+            "dv" => BoundSpec::Dv,
+            "mine" => BoundSpec::Mine { ema_rate: 0.01 },
+            "js" => BoundSpec::Js,
+            "js-shifted" => BoundSpec::JsShifted,
+            "smile" => BoundSpec::Smile { tau: 5.0 },
+            "club" => BoundSpec::Club,
+            "club-sample" => BoundSpec::ClubSample { seed: 0 },
+            "l1out" | "loo" => BoundSpec::Loo,
+            "ba" => BoundSpec::Ba { entropy_y: None },
+            "interpolated" | "alpha" => BoundSpec::Interpolated { alpha: 0.01, log_baseline: 0.0 },
+            other => {
+                return Err(Error::Unknown { kind: "bound", name: other.to_string(), known: Self::NAMES.into() });
+            }
+        })
     }
 
     fn validate(&self) -> Result<()> {

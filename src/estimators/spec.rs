@@ -1,8 +1,10 @@
 //! Estimator names: one string per estimator with its parameters, parsed and printed here.
 //!
-//! Syntax: `family[:param]…`, where each parameter is `key=value` or, for a family's first
-//! parameter, the bare value (`smile:5` = `smile:tau=5`). Printing gives the canonical form,
-//! which parses back to the same estimator.
+//! Syntax ([`crate::names`], the one grammar of every family): `family[:param]…`, where each
+//! parameter is `key=value` or, for a family's first parameter, the bare value (`smile:5` =
+//! `smile:tau=5`); an unknown key is refused by every family with the same message, naming it
+//! and the keys the family takes. Printing gives the canonical form, which parses back to the
+//! same estimator.
 
 use super::Estimator;
 use super::neural::{Alternative, Neural, NeuralConfig};
@@ -276,22 +278,23 @@ impl EstimatorSpec {
         if let Some(classical) = super::classical::parse_spec(s) {
             return classical;
         }
-        for (family, entropy) in [("flow-entropy", true), ("flow", false)] {
-            if let Some(rest) = s.strip_prefix(family).filter(|r| r.is_empty() || r.starts_with(':')) {
-                let steps = match rest.trim_start_matches(':') {
-                    "" => crate::flows::GaussianisationConfig::default().max_steps,
-                    a => a.strip_prefix("steps=").unwrap_or(a).parse::<u64>().ok().filter(|&s| s > 0).ok_or_else(
-                        || {
-                            Error::param(
-                                &format!("{family} steps"),
-                                a,
-                                &format!("must be a whole number ≥ 1 ({family}:steps=N)"),
-                            )
-                        },
-                    )?,
-                };
-                return Ok(if entropy { EstimatorSpec::FlowEntropy { steps } } else { EstimatorSpec::Flow { steps } });
-            }
+        let name = crate::names::Name::parse(s);
+        if let family @ ("flow" | "flow-entropy") = name.family.as_str() {
+            let steps = match name.params(&["steps"], 1)?.get("steps") {
+                None => crate::flows::GaussianisationConfig::default().max_steps,
+                Some(a) => a.parse::<u64>().ok().filter(|&s| s > 0).ok_or_else(|| {
+                    Error::param(
+                        &format!("{family} steps"),
+                        a,
+                        &format!("must be a whole number ≥ 1 ({family}:steps=N)"),
+                    )
+                })?,
+            };
+            return Ok(if family == "flow" {
+                EstimatorSpec::Flow { steps }
+            } else {
+                EstimatorSpec::FlowEntropy { steps }
+            });
         }
         match BoundSpec::parse(s) {
             Ok(bound) => Ok(EstimatorSpec::Neural { bound }),
@@ -354,5 +357,45 @@ impl std::str::FromStr for EstimatorSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         Self::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every family of the grammar refuses an unknown key with one message naming the key and
+    /// the keys the family takes: bounds as the classical estimators and the flows.
+    #[test]
+    fn unknown_keys_are_refused_by_every_family() {
+        for (name, key, takes) in [
+            ("infonce:foo=1", "foo", "infonce takes: none"),
+            ("smile:tau=5:bar=2", "bar", "smile takes: tau"),
+            ("smile:5:bar=2", "bar", "smile takes: tau"),
+            ("interpolated:alpha=0.5:x=1", "x", "interpolated takes: alpha, log_baseline"),
+            ("mine:ema=0.1", "ema", "mine takes: rate"),
+            ("ba:h=1", "h", "ba takes: entropy_y"),
+            ("ksg:foo=1", "foo", "ksg takes: k, variant, margins"),
+            ("gaussian:k=3", "k", "gaussian takes: none"),
+            ("flow:steps=10:x=1", "x", "flow takes: steps"),
+        ] {
+            let e = EstimatorSpec::parse(name).unwrap_err();
+            assert!(matches!(e, Error::Parameter { .. }), "{name}: {e:?}");
+            let family = name.split(':').next().unwrap();
+            assert_eq!(e.to_string(), format!("invalid {family} parameter = {key}: unknown key; {takes}"), "{name}");
+        }
+        // The keys that exist, bare or named, give the same estimator.
+        for (bare, keyed) in [
+            ("smile:5", "smile:tau=5"),
+            ("mine:0.1", "mine:rate=0.1"),
+            ("interpolated:0.5:1", "interpolated:alpha=0.5:log_baseline=1"),
+            ("ba:1.5", "ba:entropy_y=1.5"),
+            ("club-sample:3", "club-sample:seed=3"),
+            ("tuba:0.5", "tuba:log_baseline=0.5"),
+            ("flow:100", "flow:steps=100"),
+            ("ksg:3", "ksg:k=3"),
+        ] {
+            assert_eq!(EstimatorSpec::parse(bare).unwrap(), EstimatorSpec::parse(keyed).unwrap(), "{keyed}");
+        }
     }
 }

@@ -23,9 +23,10 @@
 //! [`copula_mi`], [`binned_mi`], and [`kl_entropy`] (Kozachenko–Leonenko differential entropy,
 //! e.g. to supply `H(Y)` to Barber–Agakov when no analytic entropy is known).
 //!
-//! Parameters are parsed by [`EstimatorSpec`]: `family[:param]…`, each parameter `key=value` or,
-//! for the first one, the bare value (`ksg:3` = `ksg:k=3`). An unknown key, a repeated key, a
-//! value out of range (`k = 0`, `bins < 2`, a negative number) is an [`Error`], never a panic.
+//! Parameters are parsed by [`EstimatorSpec`] in the crate's one name grammar
+//! ([`crate::names`]): `family[:param]…`, each parameter `key=value` or, for the first one, the
+//! bare value (`ksg:3` = `ksg:k=3`). An unknown key, a repeated key, a value out of range
+//! (`k = 0`, `bins < 2`, a negative number) is an [`Error`], never a panic.
 //!
 //! References: A. Kraskov, H. Stögbauer, P. Grassberger, *Estimating mutual information*,
 //! Phys. Rev. E 69, 066138 (2004); L. F. Kozachenko, N. N. Leonenko, *Sample estimate of the
@@ -77,10 +78,9 @@ pub const NAMES: &str = "ksg[:k=5][:variant=1|2][:margins=standard|normal], gaus
 /// caller then tries the neural names); `Some(Err(..))` for a classical family with bad
 /// parameters.
 pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
-    let mut parts = s.trim().split(':');
-    let family = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
-    let args: Vec<&str> = parts.collect();
-    let keys: &[&str] = match family.as_str() {
+    let name = crate::names::Name::parse(s);
+    let family = name.family.as_str();
+    let keys: &[&str] = match family {
         "ksg" => &["k", "variant", "margins"],
         "gaussian" | "cca" | "copula" => &[],
         "binned" => &["bins"],
@@ -89,9 +89,9 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
         "mixed-ksg" => &["k"],
         _ => return None,
     };
-    Some(parse_params(&family, &args, keys).and_then(|values| {
-        let get = |key: &str| values.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-        Ok(match family.as_str() {
+    Some(name.params(keys, 1).and_then(|values| {
+        let get = |key: &str| values.get(key);
+        Ok(match family {
             "ksg" => {
                 let k = get("k").map_or(Ok(DEFAULT_K), |v| parse_count("ksg k", v, 1))?;
                 let variant = match get("variant") {
@@ -137,47 +137,6 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
             _ => EstimatorSpec::Binned { bins: get("bins").map(|v| parse_count("binned bins", v, 2)).transpose()? },
         })
     }))
-}
-
-/// Splits `args` into `(key, value)` pairs: `key=value`, or for the first one a bare value that
-/// belongs to `keys[0]`. Unknown and repeated keys are errors.
-fn parse_params(family: &str, args: &[&str], keys: &[&str]) -> Result<Vec<(String, String)>> {
-    if args.len() > keys.len() {
-        return Err(Error::param(
-            &format!("{family} parameters"),
-            args.join(":"),
-            &format!("{family} takes at most {} parameter(s): {}", keys.len(), keys.join(", ")),
-        ));
-    }
-    let mut out: Vec<(String, String)> = Vec::new();
-    for (i, a) in args.iter().enumerate() {
-        let (key, value) = match a.split_once('=') {
-            Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim().to_string()),
-            None if i == 0 => (keys[0].to_string(), a.trim().to_string()),
-            None => {
-                return Err(Error::param(
-                    &format!("{family} parameter"),
-                    a,
-                    "only the first parameter may be given without its key (write key=value)",
-                ));
-            }
-        };
-        if !keys.contains(&key.as_str()) {
-            return Err(Error::param(
-                &format!("{family} parameter"),
-                &key,
-                &format!(
-                    "unknown key; {family} takes: {}",
-                    if keys.is_empty() { "none" } else { "" }.to_string() + &keys.join(", ")
-                ),
-            ));
-        }
-        if out.iter().any(|(k, _)| *k == key) {
-            return Err(Error::param(&format!("{family} parameter"), &key, "given twice"));
-        }
-        out.push((key, value));
-    }
-    Ok(out)
 }
 
 /// A whole number `≥ min`.
