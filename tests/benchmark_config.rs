@@ -145,7 +145,7 @@ fn neural_options_are_the_estimate_options_checked_once_and_printed_when_changed
     (want.steps, want.folds, want.patience, want.critic, want.hidden) = (50, 2, 50, "separable".into(), vec![64, 64]);
     (want.embed, want.lr, want.weight_decay, want.transform) = (16, 1e-3, 0.01, "standardize".into());
     assert_eq!(c.neural, want);
-    assert_eq!(c.settings().unwrap().neural, {
+    assert_eq!(*c.settings().unwrap().neural, {
         let mut s = want.settings(str::to_string).unwrap().neural;
         s.compute.threads = 1;
         s

@@ -26,3 +26,18 @@ fn a_bad_option_is_named_as_the_caller_spells_it() {
     o.hidden = vec![64, 0];
     assert!(o.settings(str::to_string).unwrap_err().to_string().contains("every hidden width must be at least 1"));
 }
+
+#[test]
+fn what_the_options_pass_the_settings_pass() {
+    // Options::settings checks each option by its name; the settings it builds then pass the
+    // one check an estimate makes where they enter it (Settings::check), for every critic.
+    for critic in ["auto", "separable", "cosine", "bilinear", "cpc", "concat", "gaussian", "gaussian-mean", "moco"] {
+        for transform in ["copula", "standardize", "none"] {
+            let mut o = Options::default();
+            (o.critic, o.transform) = (critic.into(), transform.into());
+            (o.hidden, o.embed, o.batch, o.steps, o.folds, o.patience) = (vec![1], 1, 2, 1, 2, 1);
+            let s = o.settings(str::to_string).unwrap();
+            assert!(s.check().is_ok(), "{critic}, {transform}: {:?}", s.check());
+        }
+    }
+}

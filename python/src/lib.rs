@@ -18,8 +18,8 @@ use mibound::estimators::classical::{
 };
 use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{
-    Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare, compare_given,
-    self_check_steps, training_steps,
+    CheckedSettings, Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare,
+    compare_given, self_check_steps, training_steps,
 };
 use mibound::tasks::Parametric;
 use mibound::train::Progress;
@@ -349,7 +349,7 @@ impl Call {
     /// positions among them (a dropped constant column is no longer there), each estimator
     /// checked against them (one that would read a label as a number is refused, as on the
     /// command line).
-    fn settings_for(&self, kept: &rules::Checked, (dx, dy): (usize, usize)) -> Result<Settings, Error> {
+    fn settings_for(&self, kept: &rules::Checked, (dx, dy): (usize, usize)) -> Result<CheckedSettings, Error> {
         let declared = self.labels.validate(dx, dy)?;
         let at = |cols: &[usize], kept: &[usize]| -> Vec<usize> {
             cols.iter().filter_map(|j| kept.iter().position(|k| k == j)).collect()
@@ -358,7 +358,8 @@ impl Call {
         check_label_columns(&self.specs, &labels, kept.x.len(), kept.y.len())?;
         let mut settings = self.settings.clone();
         settings.neural.labels = labels;
-        Ok(settings)
+        // Checked once, here, for everything the call runs.
+        settings.check()
     }
 }
 
@@ -432,7 +433,8 @@ fn run_on<T: Send>(
     names: (Option<Vec<String>>, Option<Vec<String>>),
     call: &Call,
     progress: Option<PyObject>,
-    work: impl Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, &Settings, &Interrupt) -> mibound::error::Result<T> + Sync,
+    work: impl Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, &CheckedSettings, &Interrupt) -> mibound::error::Result<T>
+    + Sync,
 ) -> PyResult<(T, serde_json::Value)> {
     let (xi, yi) = (Input::extract("x", x)?, Input::extract("y", y)?);
     let (xm, ym) = (xi.matrix("x").map_err(py_err)?, yi.matrix("y").map_err(py_err)?);

@@ -3,7 +3,7 @@
 
 use super::RunKey;
 use crate::error::{Error, Result};
-use crate::estimators::{EstimatorSpec, Options, Settings};
+use crate::estimators::{CheckedSettings, EstimatorSpec, Options};
 use crate::tasks;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -158,10 +158,10 @@ impl Config {
     /// The estimator settings of every run: [`Config::neural`] checked and turned into settings
     /// by [`Options::settings`] (a bad value named `neural.KEY`), one thread per training step
     /// (the runner parallelises across runs).
-    pub fn settings(&self) -> Result<Settings> {
+    pub fn settings(&self) -> Result<CheckedSettings> {
         let mut s = self.neural.settings(|field| format!("neural.{field}"))?;
         s.neural.compute.threads = 1;
-        Ok(s)
+        s.check()
     }
 
     /// Checks every name and number and lists the runs, sorted by key.
@@ -222,7 +222,7 @@ impl Config {
     /// What a neural run records as its settings: steps, batch, folds and patience, then every
     /// other option that differs from its default (none in the files of older versions, whose
     /// labels this reproduces).
-    fn neural_label(&self, settings: &Settings) -> String {
+    fn neural_label(&self, settings: &CheckedSettings) -> String {
         let n = &settings.neural;
         let mut label = format!("steps={},batch={},folds={},patience={}", n.max_steps, n.batch, n.folds, n.patience);
         for (k, v) in changed(&self.neural) {
@@ -319,7 +319,7 @@ pub struct Plan {
     /// The runs, sorted by key.
     pub runs: Vec<PlannedRun>,
     /// The estimator settings.
-    pub settings: Settings,
+    pub settings: CheckedSettings,
     /// The task ids, in configuration order.
     pub tasks: Vec<String>,
     /// The canonical estimator names, in configuration order.

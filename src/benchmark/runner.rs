@@ -3,7 +3,7 @@
 
 use super::{Plan, PlannedRun, RecordInterval, RunKey, RunRecord, Shard, estimator_seed, sample_seed};
 use crate::error::{Error, Result};
-use crate::estimators::Settings;
+use crate::estimators::CheckedSettings;
 use crate::tasks;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -88,7 +88,7 @@ pub fn read_results(path: &Path) -> Result<(Vec<RunRecord>, u64)> {
 
 /// Draws the run's samples and runs its estimator; an estimator error is recorded as a failed
 /// run, not returned.
-pub fn run_one(run: &PlannedRun, settings: &Settings) -> RunRecord {
+pub fn run_one(run: &PlannedRun, settings: &CheckedSettings) -> RunRecord {
     let k = &run.key;
     let s_seed = sample_seed(&k.task, k.n, k.seed);
     let mut rec = RunRecord {

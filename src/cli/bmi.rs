@@ -24,6 +24,7 @@ pub fn bmi(sample: &Path, dim_x: usize, dim_y: usize, opts: &EstimateOpts) -> Re
     rules::check(&ix, &iy, &rules::Rules::default())
         .map_err(|problem| Error::Input { origin: vec![sample.to_path_buf()], problem })?;
     let (specs, settings) = config(opts)?;
+    let settings = settings.check()?;
     // Only the headline estimate is printed: run only that estimator (the first lower bound,
     // else the first estimator named).
     let head = specs

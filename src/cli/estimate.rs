@@ -8,7 +8,7 @@ use crate::data::files::{CsvOptions, Table, parse_delimiter, read_table_with, se
 use crate::data::rules::{self, InputError, Side};
 use crate::error::{Error, Result};
 pub use crate::estimators::Unit;
-use crate::estimators::{Comparison, EstimatorSpec, Options, Settings, compare};
+use crate::estimators::{CheckedSettings, Comparison, EstimatorSpec, Options, Settings, compare};
 use nalgebra::DMatrix;
 use std::io::Write;
 use std::path::Path;
@@ -175,7 +175,7 @@ pub(super) fn progress_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
 fn run_compare(
     x: &DMatrix<f64>,
     y: &DMatrix<f64>,
-    (specs, settings): &(Vec<EstimatorSpec>, Settings),
+    (specs, settings): (&[EstimatorSpec], &CheckedSettings),
     seed: u64,
     quiet: bool,
 ) -> Result<Comparison> {
@@ -209,15 +209,17 @@ pub(super) fn run_and_report(
     unit: Unit,
     output: Output<'_>,
 ) -> Result<()> {
-    let mut est = run_compare(x, y, cfg, seed, output.quiet)?;
+    // The settings are checked once, here, for the comparison and its self-check.
+    let (specs, settings) = (&cfg.0[..], &cfg.1.check()?);
+    let mut est = run_compare(x, y, (specs, settings), seed, output.quiet)?;
     if output.selfcheck {
         if !output.quiet {
             eprintln!("self-check: the headline estimator on two halves side by side, a monotone map and a shuffle");
         }
-        let steps = crate::estimators::self_check_steps(&cfg.0, &cfg.1, x.ncols(), y.ncols());
+        let steps = crate::estimators::self_check_steps(specs, settings, x.ncols(), y.ncols());
         let bar = progress_bar(steps, output.quiet);
         let inc = |k: u64| bar.inc(k);
-        let checked = est.with_self_check(&cfg.0, &cfg.1, (x.as_view(), y.as_view()), seed, Some(&inc));
+        let checked = est.with_self_check(specs, settings, (x.as_view(), y.as_view()), seed, Some(&inc));
         bar.finish_and_clear();
         est = checked?;
     }

@@ -4,7 +4,7 @@ use super::classical::{CiTestConfig, ConditionalSpec, ci_test};
 use super::neural::{TraceRow, conditional_estimate, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
-use super::{Estimate, EstimatorSpec, Kind, Settings, Warning, WarningCode};
+use super::{Estimate, EstimatorSpec, Kind, SettingsGuard, Warning, WarningCode};
 use crate::error::{Error, Result};
 use crate::train::Progress;
 use nalgebra::DMatrixView;
@@ -60,10 +60,10 @@ impl Comparison {
     /// failed check adds a warning.
     /// `progress` is told the training steps of its four estimates (at most
     /// [`self_check_steps`]) and can stop them.
-    pub fn with_self_check(
+    pub fn with_self_check<S: SettingsGuard + ?Sized>(
         mut self,
         specs: &[EstimatorSpec],
-        settings: &Settings,
+        settings: &S,
         (x, y): (DMatrixView<'_, f64>, DMatrixView<'_, f64>),
         seed: u64,
         progress: Option<&dyn Progress>,
@@ -72,7 +72,7 @@ impl Comparison {
         let spec = EstimatorSpec::resolve(specs, x.ncols(), y.ncols())[i];
         let estimator = spec.build(settings)?;
         // Two copies side by side: the label columns of the second copy too.
-        let mut twice = settings.clone();
+        let mut twice = settings.to_settings();
         let labels = &mut twice.neural.labels;
         labels.x = labels.x.iter().copied().chain(labels.x.iter().map(|j| j + x.ncols())).collect();
         labels.y = labels.y.iter().copied().chain(labels.y.iter().map(|j| j + y.ncols())).collect();
@@ -161,9 +161,9 @@ impl Unit {
 /// told the counts of training steps as they are taken; when it says the run is cancelled, the
 /// neural training stops within a step and `compare` returns [`Error::Cancelled`] (the other
 /// estimators are checked between one and the next).
-pub fn compare(
+pub fn compare<S: SettingsGuard + ?Sized>(
     specs: &[EstimatorSpec],
-    settings: &Settings,
+    settings: &S,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
     seed: u64,
@@ -177,7 +177,7 @@ pub fn compare(
     let (mut from_neural, trace) = if bounds.is_empty() {
         (Vec::new().into_iter(), Vec::new())
     } else {
-        let run = estimate_bounds(&bounds, &settings.neural, x, y, seed, progress)?;
+        let run = estimate_bounds(&bounds, &settings.checked()?.neural, x, y, seed, progress)?;
         (run.estimates.into_iter(), run.trace)
     };
     let cancelled = || progress.is_some_and(|p| p.cancelled());
@@ -329,20 +329,20 @@ fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
 
 /// The most training steps [`compare`] takes for `specs` on `dx + dy` columns (`auto` resolved
 /// first, as `compare` resolves it), for a progress bar's length.
-pub fn training_steps(specs: &[EstimatorSpec], settings: &Settings, dx: usize, dy: usize) -> u64 {
+pub fn training_steps<S: SettingsGuard + ?Sized>(specs: &[EstimatorSpec], settings: &S, dx: usize, dy: usize) -> u64 {
     let bounds: Vec<_> = EstimatorSpec::resolve(specs, dx, dy).iter().filter_map(|s| s.bound()).collect();
-    settings.neural.max_training_steps(&bounds)
+    settings.neural_config().max_training_steps(&bounds)
 }
 
 /// The most training steps the self-check of a comparison of `specs` on `dx + dy` columns takes:
 /// four estimates by its headline ([`Comparison::headline_index`]: the first lower bound, else
 /// the first estimator; 0 when it trains nothing), for a progress bar's length.
-pub fn self_check_steps(specs: &[EstimatorSpec], settings: &Settings, dx: usize, dy: usize) -> u64 {
+pub fn self_check_steps<S: SettingsGuard + ?Sized>(specs: &[EstimatorSpec], settings: &S, dx: usize, dy: usize) -> u64 {
     let lower = |b: &crate::bounds::BoundSpec| b.build::<f32>().is_ok_and(|b| b.kind() == Kind::Lower);
     let resolved = EstimatorSpec::resolve(specs, dx, dy);
     let headline =
         resolved.iter().filter_map(|s| s.bound()).find(lower).or_else(|| resolved.first().and_then(|s| s.bound()));
-    headline.map_or(0, |b| 4 * settings.neural.max_training_steps(&[b]))
+    headline.map_or(0, |b| 4 * settings.neural_config().max_training_steps(&[b]))
 }
 
 /// Runs every conditional estimator of `specs` on `x`, `y` given `z` with `seed`, and Runge's
@@ -351,9 +351,9 @@ pub fn self_check_steps(specs: &[EstimatorSpec], settings: &Settings, dx: usize,
 /// `settings.neural` (the chain rule of [`conditional_estimate`]; `progress` counts its steps);
 /// the classical estimators use nothing of `settings`.
 #[allow(clippy::too_many_arguments)]
-pub fn compare_given(
+pub fn compare_given<S: SettingsGuard + ?Sized>(
     specs: &[ConditionalSpec],
-    settings: &Settings,
+    settings: &S,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
     z: DMatrixView<'_, f64>,
@@ -364,11 +364,21 @@ pub fn compare_given(
     if specs.is_empty() {
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
     }
-    let one = |s: &ConditionalSpec| match *s {
-        ConditionalSpec::Neural { bound } => conditional_estimate(bound, &settings.neural, (x, y, z), seed, progress),
-        s => s.build()?.estimate(x, y, z, seed),
-    };
-    let estimates = specs.iter().map(one).collect::<Result<Vec<_>>>()?;
+    // Checked once, when the first neural estimator needs them.
+    let mut checked = None;
+    let mut estimates = Vec::with_capacity(specs.len());
+    for s in specs {
+        estimates.push(match *s {
+            ConditionalSpec::Neural { bound } => {
+                let cfg = match &mut checked {
+                    Some(c) => c,
+                    None => checked.insert(settings.checked()?),
+                };
+                conditional_estimate(bound, &cfg.neural, (x, y, z), seed, progress)?
+            }
+            s => s.build()?.estimate(x, y, z, seed)?,
+        });
+    }
     let warnings = wide_intervals(&estimates, x.nrows());
     let test = ci_test(x, y, z, test, seed)?;
     Ok(Comparison {

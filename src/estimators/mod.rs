@@ -51,9 +51,11 @@ mod warning;
 pub use crate::bounds::BoundKind as Kind;
 pub use compare::{Comparison, Unit, compare, compare_given, self_check_steps, training_steps};
 pub use marginal::MarginalTransform;
-pub use neural::{Alternative, Neural, NeuralConfig};
+pub use neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
-pub use spec::{DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, LOW_DIMENSION, Options, Settings};
+pub use spec::{
+    CheckedSettings, DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, LOW_DIMENSION, Options, Settings, SettingsGuard,
+};
 pub use used::SettingsUsed;
 pub use warning::{Warning, WarningCode};
 

@@ -7,7 +7,7 @@
 //! same estimator.
 
 use super::Estimator;
-use super::neural::{Alternative, Neural, NeuralConfig};
+use super::neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::critics::{Activation, CriticSpec, Similarity};
 use crate::error::{Error, Result};
@@ -69,12 +69,63 @@ impl EstimatorSpec {
     }
 }
 
-/// The settings shared by every estimator of a family, beyond what its name says.
+/// The settings shared by every estimator of a family, beyond what its name says, as a caller
+/// fills them in: checked where they enter an estimate ([`Settings::check`], once per path —
+/// the functions that take them accept [`CheckedSettings`] too and then check nothing).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Settings {
     /// Critic, training and fold settings of the neural bounds.
     pub neural: NeuralConfig,
+}
+
+impl Settings {
+    /// The settings with the proof that they passed their checks ([`NeuralConfig::validate`]).
+    pub fn check(&self) -> Result<CheckedSettings> {
+        Ok(CheckedSettings { neural: self.neural.check()? })
+    }
+}
+
+/// [`Settings`] that passed [`Settings::check`] (linfa's `ParamGuard`: unchecked settings →
+/// a checked type, made once where they enter). What takes settings
+/// ([`EstimatorSpec::build`], [`super::compare`], [`super::Comparison::with_self_check`]) takes
+/// either through [`SettingsGuard`] and checks only the unchecked ones.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct CheckedSettings {
+    /// The neural settings, checked.
+    pub neural: ValidNeuralConfig,
+}
+
+/// Settings checked or not: [`Settings`] are checked when asked ([`SettingsGuard::checked`]),
+/// [`CheckedSettings`] are returned as they are.
+pub trait SettingsGuard {
+    /// The checked settings (an error when they do not pass).
+    fn checked(&self) -> Result<std::borrow::Cow<'_, CheckedSettings>>;
+    /// The neural settings as they are, checked or not (to read them).
+    fn neural_config(&self) -> &NeuralConfig;
+    /// The settings as a caller fills them in (to change them).
+    fn to_settings(&self) -> Settings {
+        Settings { neural: self.neural_config().clone() }
+    }
+}
+
+impl SettingsGuard for Settings {
+    fn checked(&self) -> Result<std::borrow::Cow<'_, CheckedSettings>> {
+        self.check().map(std::borrow::Cow::Owned)
+    }
+    fn neural_config(&self) -> &NeuralConfig {
+        &self.neural
+    }
+}
+
+impl SettingsGuard for CheckedSettings {
+    fn checked(&self) -> Result<std::borrow::Cow<'_, CheckedSettings>> {
+        Ok(std::borrow::Cow::Borrowed(self))
+    }
+    fn neural_config(&self) -> &NeuralConfig {
+        &self.neural
+    }
 }
 
 /// The estimation options of the command line (`mibound estimate --critic … --batch …`), the
@@ -133,6 +184,8 @@ impl Default for Options {
 impl Options {
     /// Checks the options and builds the settings. `name` spells an option in messages
     /// (`--weight-decay` on the command line, `weight_decay` in Python) from its field name.
+    /// What these checks pass also passes [`Settings::check`] (tested), which the estimate
+    /// makes once where the settings enter it.
     pub fn settings(&self, name: impl Fn(&str) -> String) -> Result<Settings> {
         let bad = |field: &str, v: &dyn std::fmt::Display, why: &str| Err(Error::param(&name(field), v, why));
         if self.batch < 2 {
@@ -187,7 +240,6 @@ impl Options {
             alternatives: if self.critic == "auto" { Alternative::defaults() } else { Vec::new() },
             ..NeuralConfig::default()
         };
-        neural.validate()?;
         Ok(Settings { neural })
     }
 }
@@ -310,15 +362,18 @@ impl EstimatorSpec {
         s.split(',').filter(|p| !p.trim().is_empty()).map(Self::parse).collect()
     }
 
-    /// The estimator, with `settings`; invalid settings are an error here, never later.
-    pub fn build(&self, settings: &Settings) -> Result<Box<dyn Estimator>> {
+    /// The estimator, with `settings` ([`Settings`], checked here when the estimator uses them,
+    /// or [`CheckedSettings`]); invalid settings are an error here, never later.
+    pub fn build<S: SettingsGuard + ?Sized>(&self, settings: &S) -> Result<Box<dyn Estimator>> {
         match self {
-            EstimatorSpec::Neural { bound } => Ok(Box::new(Neural::new(*bound, settings.neural.clone())?)),
+            EstimatorSpec::Neural { bound } => {
+                Ok(Box::new(Neural::checked(*bound, settings.checked()?.neural.clone())?))
+            }
             EstimatorSpec::Flow { steps } => Ok(Box::new(super::flow::FlowGaussian::new(*steps)?)),
             EstimatorSpec::FlowEntropy { steps } => Ok(Box::new(super::flow::FlowEntropy::new(*steps)?)),
             EstimatorSpec::Auto => {
-                settings.neural.validate()?;
-                Ok(Box::new(super::auto::Auto { settings: settings.clone() }))
+                settings.checked()?;
+                Ok(Box::new(super::auto::Auto { settings: settings.to_settings() }))
             }
             _ => self.build_classical(),
         }

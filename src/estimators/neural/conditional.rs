@@ -14,7 +14,7 @@
 //! about: a difference below zero is reported as it is, with a warning when its whole interval
 //! lies below zero, and the warnings of both terms (the ceiling's among them) are carried over.
 
-use super::{NeuralConfig, estimate_bounds_grouped};
+use super::{ValidNeuralConfig, estimate_bounds_grouped};
 use crate::bounds::BoundSpec;
 use crate::error::{Error, Result};
 use crate::estimators::{
@@ -27,7 +27,7 @@ use nalgebra::DMatrixView;
 /// given, counts the training steps of both terms.
 pub fn conditional_estimate(
     bound: BoundSpec,
-    cfg: &NeuralConfig,
+    cfg: &ValidNeuralConfig,
     (x, y, z): (DMatrixView<'_, f64>, DMatrixView<'_, f64>, DMatrixView<'_, f64>),
     seed: u64,
     progress: Option<&dyn Progress>,

@@ -154,7 +154,35 @@ impl Default for NeuralConfig {
     }
 }
 
+/// A [`NeuralConfig`] that passed [`NeuralConfig::validate`], made only by
+/// [`NeuralConfig::check`]: the proof travels with the settings (linfa's `ParamGuard`), so the
+/// stages that take it ([`super::estimate_bounds`], [`super::Neural`]) do not check again. It
+/// reads as the [`NeuralConfig`] it holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidNeuralConfig(NeuralConfig);
+
+impl std::ops::Deref for ValidNeuralConfig {
+    type Target = NeuralConfig;
+    fn deref(&self) -> &NeuralConfig {
+        &self.0
+    }
+}
+
+impl ValidNeuralConfig {
+    /// The settings, to change them (they are checked again by [`NeuralConfig::check`]).
+    pub fn into_inner(self) -> NeuralConfig {
+        self.0
+    }
+}
+
 impl NeuralConfig {
+    /// The settings with the proof that they passed [`NeuralConfig::validate`]: where settings
+    /// enter an estimate, once.
+    pub fn check(&self) -> Result<ValidNeuralConfig> {
+        self.validate()?;
+        Ok(ValidNeuralConfig(self.clone()))
+    }
+
     /// Checks every setting that does not depend on the data: batch ≥ 2, steps ≥ 1, folds ≥ 2,
     /// patience ≥ 1, the optimiser's ranges and the critics' sizes.
     pub fn validate(&self) -> Result<()> {

@@ -40,7 +40,7 @@ mod plan;
 
 pub use aggregate::NeuralSettings;
 pub use conditional::conditional_estimate;
-pub use config::{Alternative, LabelColumns, NeuralConfig};
+pub use config::{Alternative, LabelColumns, NeuralConfig, ValidNeuralConfig};
 
 use super::{Estimate, Estimator, Kind};
 use crate::bounds::BoundSpec;
@@ -55,14 +55,18 @@ use serde::{Deserialize, Serialize};
 pub struct Neural {
     /// The bound.
     pub bound: BoundSpec,
-    /// Critic, training and fold settings.
-    pub config: NeuralConfig,
+    /// Critic, training and fold settings, checked.
+    pub config: ValidNeuralConfig,
 }
 
 impl Neural {
-    /// `bound` with `config` (validated).
+    /// `bound` with `config` (checked here, once).
     pub fn new(bound: BoundSpec, config: NeuralConfig) -> Result<Self> {
-        config.validate()?;
+        Self::checked(bound, config.check()?)
+    }
+
+    /// `bound` with settings already checked.
+    pub fn checked(bound: BoundSpec, config: ValidNeuralConfig) -> Result<Self> {
         bound.build::<f32>()?;
         Ok(Neural { bound, config })
     }
@@ -133,7 +137,7 @@ fn critic_seed(seed: u64, fold: usize, trainer: &BoundSpec) -> u64 {
 /// [`crate::error::Error::Cancelled`] when it says so.
 pub fn estimate_bounds(
     bounds: &[BoundSpec],
-    cfg: &NeuralConfig,
+    cfg: &ValidNeuralConfig,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
     seed: u64,
@@ -147,7 +151,7 @@ pub fn estimate_bounds(
 /// of its terms `group_y = (y, z)`, so that they share their folds exactly.
 fn estimate_bounds_grouped(
     bounds: &[BoundSpec],
-    cfg: &NeuralConfig,
+    cfg: &ValidNeuralConfig,
     (x, y): (DMatrixView<'_, f64>, DMatrixView<'_, f64>),
     group_y: DMatrixView<'_, f64>,
     seed: u64,
@@ -155,7 +159,7 @@ fn estimate_bounds_grouped(
 ) -> Result<NeuralRun> {
     let started = std::time::Instant::now();
     let plan = plan::plan(bounds, cfg, (x, y), group_y, seed)?;
-    let cfg = &NeuralConfig { batch: plan.batch, ..cfg.clone() };
+    let cfg = &NeuralConfig { batch: plan.batch, ..NeuralConfig::clone(cfg) };
     let run_fold = |f: usize, only: Option<&[usize]>| -> Result<Vec<fold::GroupOutcome>> {
         let fold = fold::Fold::new(cfg, &plan, (x, y), f, progress)?;
         let seeded = |(i, g): (usize, &plan::CriticGroup)| {

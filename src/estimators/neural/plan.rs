@@ -74,7 +74,6 @@ pub(super) fn plan(
     group_y: DMatrixView<'_, f64>,
     seed: u64,
 ) -> Result<Plan> {
-    cfg.validate()?;
     check_inputs(x, y, 2)?;
     if bounds.is_empty() {
         return Err(Error::param("bounds", "(none)", "ask for at least one bound"));
