@@ -346,11 +346,18 @@ def tasks() -> list:
     return [Record(t) for t in _native.tasks()]
 
 
-def sample(task_id: str, n: int, seed: int = 0, *, dim: int = 20, mi: float = 2.0) -> Tuple[np.ndarray, np.ndarray]:
+def sample(
+    task_id: str,
+    n: int,
+    seed: int = _native.DEFAULT_SEED,
+    *,
+    dim: int = _native.PARAMETRIC_DIM,
+    mi: float = _native.PARAMETRIC_MI,
+) -> Tuple[np.ndarray, np.ndarray]:
     """``n`` joint samples ``(x, y)`` of a task (float64, rows are samples), the same rows as
     ``mibound sample TASK --n N --seed S``. ``task_id`` is a task-suite id (see :func:`tasks`)
     or a parametric task (``gaussian``, ``cubic``, ``asinh-cubic``) drawn at ``dim`` and
-    ``mi`` nats."""
+    ``mi`` nats (defaults: the library's, as the command line's)."""
     return _native.sample(task_id, n, seed, dim, mi)
 
 

@@ -23,6 +23,7 @@ from typing import Any, Optional
 import pydantic
 from bmi.interface import BaseModel, EstimateResult, IMutualInformationPointEstimator
 
+from . import _native
 from ._data import message
 from .estimator import MutualInformation
 
@@ -46,7 +47,7 @@ class MiboundEstimator(IMutualInformationPointEstimator):
     ``additional_information``, the interval, the kind of number (lower bound, upper bound if
     q(y|x) is exact, estimate), warnings and diagnostics."""
 
-    def __init__(self, estimator: str = "infonce", seed: int = 0, **settings: Any) -> None:
+    def __init__(self, estimator: str = "infonce", seed: int = _native.DEFAULT_SEED, **settings: Any) -> None:
         self._estimator = estimator
         self._seed = seed
         self._settings = settings

@@ -831,6 +831,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ESTIMATORS", EstimatorSpec::NAMES)?;
     m.add("BOUNDS", BoundSpec::NAMES)?;
     m.add("PARAMETRIC_TASKS", Parametric::CATALOGUE.iter().map(|c| c.0).collect::<Vec<_>>())?;
+    m.add("PARAMETRIC_DIM", Parametric::DEFAULT_DIM)?;
+    m.add("PARAMETRIC_MI", Parametric::DEFAULT_MI)?;
     m.add("FEATURE_NEIGHBORS", ROSS_DEFAULT_K)?;
     m.add("CONDITIONAL_NEIGHBORS", DEFAULT_K)?;
     m.add("DEFAULT_SEED", DEFAULT_SEED)?;

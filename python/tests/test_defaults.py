@@ -1,6 +1,7 @@
 """Every default of the Python API is the library's (read from the native module, written
-nowhere in Python): the signatures of `estimate` and `MutualInformation`, and `DEFAULTS`. The
-library's are the command line's (src/cli/mod.rs tests that)."""
+nowhere in Python): the signatures of `estimate`, `MutualInformation`, `sample` and the
+scikit-learn-style functions, and `DEFAULTS`. The library's are the command line's
+(src/cli/mod.rs tests that)."""
 
 import inspect
 
@@ -44,3 +45,21 @@ def test_the_default_estimators_are_what_an_estimate_runs(gaussian):
     x3 = np.hstack([x, x[:, :1] ** 3])
     r = mibound.estimate(x3, y, steps=5, batch=32, hidden=8, embed=4, folds=2)
     assert [e.estimator for e in r.estimates] == ["infonce", "ksg:k=5"]
+
+
+def test_sample_and_feature_defaults_are_the_librarys():
+    # `mibound sample` / `mibound tasks` (--seed, --dim, --mi) and `mibound features` /
+    # `mibound matrix` (--k, --seed) read the same constants (src/cli/mod.rs).
+    sig = inspect.signature(mibound.sample).parameters
+    assert (sig["seed"].default, sig["dim"].default, sig["mi"].default) == (
+        _native.DEFAULT_SEED,
+        _native.PARAMETRIC_DIM,
+        _native.PARAMETRIC_MI,
+    )
+    assert (_native.PARAMETRIC_DIM, _native.PARAMETRIC_MI) == (20, 2.0)
+    for f in (mibound.mutual_info_regression, mibound.mutual_info_classif, mibound.mi_matrix):
+        assert inspect.signature(f).parameters["n_neighbors"].default == _native.FEATURE_NEIGHBORS, f.__name__
+    for f in (mibound.conditional_mi, mibound.conditional_test):
+        params = inspect.signature(f).parameters
+        if "n_neighbors" in params:
+            assert params["n_neighbors"].default == _native.CONDITIONAL_NEIGHBORS, f.__name__

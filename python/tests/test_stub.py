@@ -40,7 +40,7 @@ def test_every_native_function_has_its_real_signature_in_the_stub():
 def test_the_stub_declares_the_modules_constants():
     native = {
         n for n, v in vars(_native).items()
-        if isinstance(v, (str, list, int)) and not isinstance(v, bool) and not n.startswith("__")
+        if isinstance(v, (str, list, int, float)) and not isinstance(v, bool) and not n.startswith("__")
     }
     assert stub_constants() - {"__version__"} == native
     assert "__version__" in stub_constants()

@@ -28,7 +28,7 @@ pub struct MatrixArgs {
     #[arg(long, default_value_t = ROSS_DEFAULT_K)]
     pub k: usize,
     /// Seed of the 1e-10 tie-breaking noise.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED)]
     pub seed: u64,
     #[command(flatten)]
     pub input: InputOpts,

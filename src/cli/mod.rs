@@ -18,6 +18,8 @@ mod throughput;
 mod trace_plot;
 mod train;
 
+use crate::estimators::{DEFAULT_SEED, Options};
+use crate::tasks::Parametric;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,35 +53,35 @@ pub struct EstimateOpts {
     /// weight decay 0.01, one with ReLU and one with softplus units, and keeps the one with the
     /// highest validation objective), or one critic alone: separable, cosine, bilinear, cpc,
     /// concat.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value_t = Options::default().critic)]
     pub critic: String,
     /// Hidden layer widths of the critics, comma-separated.
-    #[arg(long, default_value = "512", value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(long, default_values_t = Options::default().hidden, value_delimiter = ',', allow_negative_numbers = true)]
     pub hidden: Vec<usize>,
     /// Embedding dimension of separable/cpc critics.
-    #[arg(long, default_value_t = 32, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Options::default().embed, allow_negative_numbers = true)]
     pub embed: usize,
     /// Batch size N (InfoNCE cannot exceed log N).
-    #[arg(long, default_value_t = 256, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Options::default().batch, allow_negative_numbers = true)]
     pub batch: usize,
     /// Maximum training steps per critic and fold.
-    #[arg(long, default_value_t = 3000, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Options::default().steps, allow_negative_numbers = true)]
     pub steps: u64,
     /// Adam learning rate.
-    #[arg(long, default_value_t = 5e-4, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Options::default().lr, allow_negative_numbers = true)]
     pub lr: f64,
     /// L2 weight decay (regularises critics on small data sets).
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Options::default().weight_decay, allow_negative_numbers = true)]
     pub weight_decay: f64,
     /// Folds for the held-out estimate and its interval.
-    #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = Options::default().folds, allow_negative_numbers = true)]
     pub folds: usize,
     /// Seed.
-    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true)]
     pub seed: u64,
     /// Map each coordinate before training (MI is unchanged by invertible maps): copula (ranks →
     /// normal scores, fitted on each fold's training rows; tames heavy tails), standardize, none.
-    #[arg(long, default_value = "copula")]
+    #[arg(long, default_value_t = Options::default().transform)]
     pub transform: String,
     /// The same as `--transform none` (kept for existing scripts).
     #[arg(long, hide = true)]
@@ -199,10 +201,10 @@ enum Command {
     /// and the harder tasks, see docs/tasks.md).
     Tasks {
         /// Dimension.
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = Parametric::DEFAULT_DIM)]
         dim: usize,
         /// MI in nats.
-        #[arg(long, default_value_t = 2.0)]
+        #[arg(long, default_value_t = Parametric::DEFAULT_MI)]
         mi: f64,
         /// Print one JSON array of every task (id, name, family, description, dims, true MI,
         /// suggested n, source).
@@ -218,13 +220,13 @@ enum Command {
         #[arg(long)]
         n: usize,
         /// Dimension.
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = Parametric::DEFAULT_DIM)]
         dim: usize,
         /// MI in nats.
-        #[arg(long, default_value_t = 2.0)]
+        #[arg(long, default_value_t = Parametric::DEFAULT_MI)]
         mi: f64,
         /// Seed.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = DEFAULT_SEED)]
         seed: u64,
         /// Output directory.
         #[arg(long)]
@@ -511,6 +513,27 @@ mod tests {
         assert_eq!(EstimateOpts::default().seed, crate::estimators::DEFAULT_SEED);
         // `demo` reads its files with the input defaults: they must be the command line's.
         let input = InputOpts::default();
-        assert_eq!((input.header.as_str(), input.delimiter, input.drop_constant), ("auto", None, false));
+        assert_eq!((input.header.as_str(), input.delimiter), ("auto", None));
+        assert_eq!(input.drop_constant, crate::data::rules::Rules::default().drop_constant);
+        assert_eq!(estimate::Unit::from_options(None, false).unwrap(), crate::estimators::Unit::default());
+    }
+
+    /// The other commands with a Python counterpart: `sample` and `tasks` (Python's `sample`),
+    /// `features` and `matrix` (`mutual_info_regression`, `mi_matrix`) default to the library's
+    /// constants, which Python reads too (python/tests/test_defaults.py).
+    #[test]
+    fn other_command_defaults_are_the_library_defaults() {
+        let parse = |args: &[&str]| Cli::parse_from(["mibound"].iter().chain(args)).command;
+        let Command::Sample { dim, mi, seed, .. } = parse(&["sample", "gaussian", "--n", "1", "--out", "d"]) else {
+            unreachable!()
+        };
+        assert_eq!((dim, mi, seed), (Parametric::DEFAULT_DIM, Parametric::DEFAULT_MI, DEFAULT_SEED));
+        let Command::Tasks { dim, mi, .. } = parse(&["tasks"]) else { unreachable!() };
+        assert_eq!((dim, mi), (Parametric::DEFAULT_DIM, Parametric::DEFAULT_MI));
+        let k = crate::estimators::classical::ROSS_DEFAULT_K;
+        let Command::Features(f) = parse(&["features", "--x", "t.csv", "--target", "0"]) else { unreachable!() };
+        assert_eq!((f.k, f.seed), (k, DEFAULT_SEED));
+        let Command::Matrix(m) = parse(&["matrix", "--x", "t.csv"]) else { unreachable!() };
+        assert_eq!((m.k, m.seed), (k, DEFAULT_SEED));
     }
 }

@@ -164,19 +164,25 @@ pub struct Options {
 }
 
 impl Default for Options {
-    /// The options that give [`Settings::default`].
+    /// The options that give [`Settings::default`], read from [`NeuralConfig::default`] (the
+    /// defaults are written there only; the command line's and Python's read these): `auto`
+    /// stands for its separable critic with [`Alternative::defaults`] beside it.
     fn default() -> Self {
+        let n = NeuralConfig::default();
+        let CriticSpec::Separable { hidden, embed, .. } = n.critic else {
+            unreachable!("the default critic is separable (tests/estimate_options.rs)")
+        };
         Options {
             critic: "auto".into(),
-            hidden: vec![512],
-            embed: 32,
-            batch: 256,
-            steps: 3000,
-            lr: 5e-4,
-            weight_decay: 0.0,
-            folds: 5,
-            transform: "copula".into(),
-            patience: NeuralConfig::default().patience,
+            hidden,
+            embed,
+            batch: n.batch,
+            steps: n.max_steps,
+            lr: n.adam.lr,
+            weight_decay: n.adam.weight_decay,
+            folds: n.folds,
+            transform: n.transform.to_string(),
+            patience: n.patience,
         }
     }
 }

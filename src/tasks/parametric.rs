@@ -30,6 +30,12 @@ pub enum Parametric {
 }
 
 impl Parametric {
+    /// The dimension a family is drawn at when none is given (`mibound sample`, `mibound tasks`,
+    /// Python's `sample`).
+    pub const DEFAULT_DIM: usize = 20;
+    /// The MI in nats a family is drawn at when none is given.
+    pub const DEFAULT_MI: f64 = 2.0;
+
     /// All family names with a description, for `mibound tasks`.
     pub const CATALOGUE: &'static [(&'static str, &'static str)] = &[
         ("gaussian", "x ~ N(0, I_d), y = ρx + √(1−ρ²)ε; I = −d/2·log(1−ρ²)"),
