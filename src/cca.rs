@@ -17,10 +17,42 @@
 //! canonical correlations are the singular values of `L_x⁻¹ R_xy L_y⁻ᵀ`. A constant column or
 //! linearly dependent columns (a Cholesky pivot `< 1e-12` of the correlation matrix, i.e. a
 //! canonical correlation within about `1e-12` of 1) are an error naming the side.
+//!
+//! The same determinants give the true MI of a Gaussian from its covariance (the samplers of
+//! [`crate::data`] and [`crate::tasks`]): [`cholesky`] and [`ln_det`] are shared with them.
 
 use crate::error::{Error, Result};
 use crate::numerics::digamma;
-use nalgebra::{DMatrix, DMatrixView};
+use nalgebra::{Cholesky, DMatrix, DMatrixView, Dyn};
+
+/// The Cholesky factorisation of a symmetric positive-definite matrix; an error naming `what`
+/// otherwise.
+pub fn cholesky(m: DMatrix<f64>, what: &str) -> Result<Cholesky<f64, Dyn>> {
+    Cholesky::new(m).ok_or_else(|| Error::param(what, "(matrix)", "must be symmetric positive definite"))
+}
+
+/// Checks a joint covariance (or dispersion, named by `what`) of `(x, y)` with x its first
+/// `dim_x` coordinates: square, `0 < dim_x < size`, symmetric (to `1e-9` of its largest entry).
+pub fn check_split(m: &DMatrix<f64>, dim_x: usize, what: &str) -> Result<()> {
+    let d = m.nrows();
+    if m.ncols() != d || dim_x == 0 || dim_x >= d {
+        return Err(Error::Shape {
+            what: what.into(),
+            expected: format!("square, with 0 < dim_x = {dim_x} < size"),
+            got: format!("{} × {}", m.nrows(), m.ncols()),
+        });
+    }
+    if (m - m.transpose()).amax() > 1e-9 * m.amax().max(1.0) {
+        return Err(Error::param(what, "(matrix)", "must be symmetric"));
+    }
+    Ok(())
+}
+
+/// `ln |Σ| = 2 Σᵢ ln Lᵢᵢ` from the lower Cholesky factor `L` of `Σ` (`Cholesky::l_dirty` will
+/// do: only the diagonal is read).
+pub fn ln_det(l: &DMatrix<f64>) -> f64 {
+    2.0 * l.diagonal().iter().map(|v| v.ln()).sum::<f64>()
+}
 
 /// The smallest squared Cholesky pivot of the correlation matrix accepted as non-singular.
 const MIN_PIVOT: f64 = 1e-12;
@@ -66,7 +98,6 @@ pub fn gaussian_fit(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<
     let lx = chol(r.view((0, 0), (dx, dx)).into_owned(), "of x")?;
     let ly = chol(r.view((dx, dx), (dy, dy)).into_owned(), "of y")?;
     let lxy = chol(r.clone(), "of (x, y)")?;
-    let ln_det = |l: &DMatrix<f64>| 2.0 * l.diagonal().iter().map(|v| v.ln()).sum::<f64>();
     let plugin = 0.5 * (ln_det(&lx) + ln_det(&ly) - ln_det(&lxy));
     let psi_sum = |m: usize| (1..=m).map(|i| digamma((n - i) as f64 / 2.0)).sum::<f64>();
     let corrected = plugin - 0.5 * (psi_sum(dx) + psi_sum(dy) - psi_sum(d));

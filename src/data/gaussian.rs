@@ -1,9 +1,10 @@
 //! Gaussian tasks: componentwise-correlated Gaussians and a general split multivariate normal.
 
 use super::Sampler;
+use crate::cca::{check_split, cholesky, ln_det};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use nalgebra::{Cholesky, DMatrix, Dyn};
+use nalgebra::DMatrix;
 use rand::RngExt;
 use rand_distr::StandardNormal;
 
@@ -126,40 +127,23 @@ pub struct SplitGaussian {
     ln_det_syy: f64,
 }
 
-fn chol(m: DMatrix<f64>, what: &str) -> Result<Cholesky<f64, Dyn>> {
-    Cholesky::new(m).ok_or_else(|| Error::param(what, "(matrix)", "must be symmetric positive definite"))
-}
-
-fn ln_det(c: &Cholesky<f64, Dyn>) -> f64 {
-    2.0 * c.l_dirty().diagonal().iter().map(|v| v.ln()).sum::<f64>()
-}
-
 impl SplitGaussian {
     /// The normal with joint covariance `cov` (`(dim_x + dim_y)²`, symmetric positive definite).
     pub fn new(cov: DMatrix<f64>, dim_x: usize) -> Result<Self> {
+        check_split(&cov, dim_x, "joint covariance")?;
         let d = cov.nrows();
-        if cov.ncols() != d || dim_x == 0 || dim_x >= d {
-            return Err(Error::Shape {
-                what: "joint covariance".into(),
-                expected: format!("square, with 0 < dim_x = {dim_x} < size"),
-                got: format!("{} × {}", cov.nrows(), cov.ncols()),
-            });
-        }
-        if (&cov - cov.transpose()).amax() > 1e-9 * cov.amax().max(1.0) {
-            return Err(Error::param("joint covariance", "(matrix)", "must be symmetric"));
-        }
         let dy = d - dim_x;
         let sxx = cov.view((0, 0), (dim_x, dim_x)).into_owned();
         let syy = cov.view((dim_x, dim_x), (dy, dy)).into_owned();
         let syx = cov.view((dim_x, 0), (dy, dim_x)).into_owned();
-        let full = chol(cov, "joint covariance")?;
-        let cxx = chol(sxx, "Σ_xx")?;
-        let cyy = chol(syy.clone(), "Σ_yy")?;
-        let mi = 0.5 * (ln_det(&cxx) + ln_det(&cyy) - ln_det(&full));
+        let full = cholesky(cov, "joint covariance")?;
+        let cxx = cholesky(sxx, "Σ_xx")?;
+        let cyy = cholesky(syy.clone(), "Σ_yy")?;
+        let mi = 0.5 * (ln_det(cxx.l_dirty()) + ln_det(cyy.l_dirty()) - ln_det(full.l_dirty()));
         let a = cxx.solve(&syx.transpose()).transpose();
         let cond = &syy - &a * syx.transpose();
-        let ccond = chol(cond, "conditional covariance")?;
-        let ln_det_syy = ln_det(&cyy);
+        let ccond = cholesky(cond, "conditional covariance")?;
+        let ln_det_syy = ln_det(cyy.l_dirty());
         Ok(SplitGaussian {
             dim_x,
             chol: full.l(),
@@ -167,7 +151,7 @@ impl SplitGaussian {
             a,
             c_inv: ccond.inverse(),
             syy_inv: cyy.inverse(),
-            log_norm: 0.5 * (ln_det_syy - ln_det(&ccond)),
+            log_norm: 0.5 * (ln_det_syy - ln_det(ccond.l_dirty())),
             ln_det_syy,
         })
     }

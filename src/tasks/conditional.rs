@@ -181,8 +181,7 @@ pub struct GaussianTriple {
 pub const TRIPLE_IDS: [&str; 4] = ["common-cause-1", "collider-1", "chain-2-0.5", "chain-3-0"];
 
 fn ln_det(m: DMatrix<f64>) -> f64 {
-    let l = Cholesky::new(m).expect("covariance blocks are positive definite").unpack();
-    2.0 * l.diagonal().iter().map(|v| v.ln()).sum::<f64>()
+    crate::cca::ln_det(&Cholesky::new(m).expect("covariance blocks are positive definite").unpack())
 }
 
 impl GaussianTriple {

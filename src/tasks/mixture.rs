@@ -34,7 +34,7 @@ impl Normal {
         let d = mean.len();
         let c = Cholesky::new(cov)
             .ok_or_else(|| Error::param("mixture component covariance", "(matrix)", "must be positive definite"))?;
-        let ln_det: f64 = 2.0 * c.l_dirty().diagonal().iter().map(|v| v.ln()).sum::<f64>();
+        let ln_det = crate::cca::ln_det(c.l_dirty());
         let log_norm = -0.5 * (d as f64 * LN_2PI + ln_det);
         Ok((Normal { mean, prec: c.inverse(), log_norm }, c.l()))
     }

@@ -13,10 +13,11 @@
 //! part is zero and `I` is the correction alone: heavy tails make `X` and `Y` dependent (they
 //! share the scale `W`) although they are uncorrelated.
 
+use crate::cca::{check_split, cholesky, ln_det};
 use crate::data::Sampler;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use nalgebra::{Cholesky, DMatrix, Dyn};
+use nalgebra::DMatrix;
 use rand::RngExt;
 use rand_distr::{ChiSquared, StandardNormal};
 use statrs::function::gamma::{digamma, ln_gamma};
@@ -41,14 +42,6 @@ fn log_norm(k: usize, df: f64) -> f64 {
     ln_gamma(0.5 * (df + k)) - ln_gamma(0.5 * df) - 0.5 * k * (df * PI).ln()
 }
 
-fn chol(m: DMatrix<f64>, what: &str) -> Result<Cholesky<f64, Dyn>> {
-    Cholesky::new(m).ok_or_else(|| Error::param(what, "(matrix)", "must be symmetric positive definite"))
-}
-
-fn ln_det(c: &Cholesky<f64, Dyn>) -> f64 {
-    2.0 * c.l_dirty().diagonal().iter().map(|v| v.ln()).sum::<f64>()
-}
-
 /// `(x, y)` jointly multivariate Student-t with `ν` degrees of freedom, zero location and
 /// dispersion `Σ`, split into the first `dim_x` and the remaining coordinates.
 #[derive(Clone, Debug)]
@@ -69,30 +62,21 @@ impl SplitStudentT {
     /// The distribution with `df > 0` degrees of freedom and joint dispersion `dispersion`
     /// (`(dim_x + dim_y)²`, symmetric positive definite).
     pub fn new(dispersion: DMatrix<f64>, dim_x: usize, df: f64) -> Result<Self> {
-        let d = dispersion.nrows();
-        if dispersion.ncols() != d || dim_x == 0 || dim_x >= d {
-            return Err(Error::Shape {
-                what: "joint dispersion".into(),
-                expected: format!("square, with 0 < dim_x = {dim_x} < size"),
-                got: format!("{} × {}", dispersion.nrows(), dispersion.ncols()),
-            });
-        }
+        check_split(&dispersion, dim_x, "joint dispersion")?;
         if !(df > 0.0 && df.is_finite()) {
             return Err(Error::param("degrees of freedom", df, "must be positive and finite"));
         }
-        if (&dispersion - dispersion.transpose()).amax() > 1e-9 * dispersion.amax().max(1.0) {
-            return Err(Error::param("joint dispersion", "(matrix)", "must be symmetric"));
-        }
+        let d = dispersion.nrows();
         let dy = d - dim_x;
-        let cxx = chol(dispersion.view((0, 0), (dim_x, dim_x)).into_owned(), "Σ_xx")?;
-        let cyy = chol(dispersion.view((dim_x, dim_x), (dy, dy)).into_owned(), "Σ_yy")?;
-        let full = chol(dispersion, "joint dispersion")?;
+        let cxx = cholesky(dispersion.view((0, 0), (dim_x, dim_x)).into_owned(), "Σ_xx")?;
+        let cyy = cholesky(dispersion.view((dim_x, dim_x), (dy, dy)).into_owned(), "Σ_yy")?;
+        let full = cholesky(dispersion, "joint dispersion")?;
         let chi2 = ChiSquared::new(df).map_err(|e| Error::param("degrees of freedom", df, &e.to_string()))?;
         Ok(SplitStudentT {
             dim_x,
             df,
-            mi_normal: 0.5 * (ln_det(&cxx) + ln_det(&cyy) - ln_det(&full)),
-            ln_det_syy: ln_det(&cyy),
+            mi_normal: 0.5 * (ln_det(cxx.l_dirty()) + ln_det(cyy.l_dirty()) - ln_det(full.l_dirty())),
+            ln_det_syy: ln_det(cyy.l_dirty()),
             chol: full.l(),
             chi2,
             p: full.inverse(),
