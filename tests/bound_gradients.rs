@@ -5,7 +5,7 @@ mod common;
 use common::{assert_grad_close, numeric_grad, random_matrix};
 use mibound::bounds::{
     BarberAgakov, Bound, Club, ClubSample, Dv, InfoNce, Interpolated, Js, LeaveOneOut, LogBaseline, Mine, Nce, Nwj,
-    Smile, Tuba,
+    Smile, Symmetrised, Tuba,
 };
 use nalgebra::DMatrix;
 
@@ -33,6 +33,24 @@ fn baseline(n: usize) -> LogBaseline<f64> {
 #[test]
 fn infonce_gradient() {
     check("infonce", |_| Box::new(InfoNce::<f64>::new()), 1.5);
+}
+
+#[test]
+fn symmetrised_gradients() {
+    check("symmetrised infonce", |_| Box::new(Symmetrised::new(Box::new(InfoNce::<f64>::new()))), 1.5);
+    check("symmetrised nwj", |_| Box::new(Symmetrised::new(Box::new(Nwj::new()))), 1.0);
+}
+
+#[test]
+fn symmetrised_infonce_averages_the_two_orientations() {
+    // ½ (I_NCE(S) + I_NCE(Sᵀ)): on a non-symmetric S the two orientations differ.
+    let s = random_matrix(5, 5, 1.5, 7);
+    let mut g = DMatrix::zeros(5, 5);
+    let row = InfoNce::<f64>::new().evaluate(&s, &mut g).unwrap().value;
+    let col = InfoNce::<f64>::new().evaluate(&s.transpose(), &mut g).unwrap().value;
+    assert!((row - col).abs() > 1e-3, "the test matrix must tell the orientations apart");
+    let sym = Symmetrised::new(Box::new(InfoNce::<f64>::new())).evaluate(&s, &mut g).unwrap().value;
+    assert!((sym - 0.5 * (row + col)).abs() < 1e-12);
 }
 
 #[test]

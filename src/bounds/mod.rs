@@ -44,6 +44,7 @@ mod interpolated;
 mod js;
 mod nce;
 mod smile;
+mod symmetric;
 mod tuba;
 mod upper;
 
@@ -53,6 +54,7 @@ pub use interpolated::Interpolated;
 pub use js::Js;
 pub use nce::{Nce, nce_binary_loss};
 pub use smile::Smile;
+pub use symmetric::Symmetrised;
 pub use tuba::{Nwj, Tuba};
 pub use upper::{BarberAgakov, Club, ClubSample, LeaveOneOut};
 

@@ -15,10 +15,12 @@
 //! | [`Bilinear`] | `xᵀ W y` or `f(x)ᵀ W g(y)` | CPC (van den Oord et al. 2018) |
 //! | [`Concat`] | `h([x; y])` on all `N·M` pairs | MINE (Belghazi et al. 2018) |
 //! | [`GaussianConditional`] | `log q(y|x)`, `q = N(μ(x), diag σ²(x))` | CLUB (Cheng et al. 2020), Barber & Agakov 2003 |
+//! | [`Knn`] (not trained) | `log` of shared nearest neighbours in a reference set over `k²/M` | after Kraskov et al. 2004's neighbourhoods |
 
 mod bilinear;
 mod concat;
 mod gaussian;
+mod knn;
 pub mod mlp;
 mod moco;
 mod separable;
@@ -26,6 +28,7 @@ mod separable;
 pub use bilinear::Bilinear;
 pub use concat::Concat;
 pub use gaussian::{GaussianConditional, Variance};
+pub use knn::Knn;
 pub use mlp::{Activation, Init, Mlp, MlpSpec};
 pub use moco::Moco;
 pub use separable::{Separable, Similarity};

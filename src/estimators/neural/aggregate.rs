@@ -90,6 +90,10 @@ pub struct NeuralSettings {
     /// Columns read as class labels (one-hot); absent from the JSON when there are none.
     #[serde(skip_serializing_if = "LabelColumns::is_empty")]
     pub labels: LabelColumns,
+    /// The nearest-neighbour candidates' factors (`k = factor·√M` for M fit rows).
+    pub knn: Vec<f64>,
+    /// The noise added to training batches' inputs.
+    pub input_noise: f64,
 }
 
 /// The mean of the folds' held-out `values` and the half-width of its 95 % interval: Student's
@@ -123,7 +127,7 @@ pub(super) fn estimate(
     let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
     let settings = NeuralSettings {
         bound: spec.to_string(),
-        trained_with: trainer_bound(spec).build::<f32>()?.label(),
+        trained_with: super::fold::objective_bound(cfg, trainer_bound(spec))?.label(),
         critic: cfg.critic_for(spec).clone(),
         pilot_steps: if alternatives.is_empty() { 0 } else { cfg.pilot_steps },
         alternatives,
@@ -139,6 +143,8 @@ pub(super) fn estimate(
         seed,
         backend: cfg.compute.backend.name(),
         labels: cfg.labels.clone(),
+        knn: if trainer_bound(spec).needs_log_density() { Vec::new() } else { cfg.knn.clone() },
+        input_noise: cfg.input_noise,
     };
     let diagnostics = Diagnostics {
         warnings: w,

@@ -107,6 +107,24 @@ pub struct NeuralConfig {
     /// default): every column is a number.
     #[serde(default)]
     pub labels: LabelColumns,
+    /// Rows per test batch at most (`0`: every test row of the fold in one batch); `None`: the
+    /// training batch. InfoNCE's ceiling is the log of the rows per test batch.
+    #[serde(default)]
+    pub test_batch: Option<usize>,
+    /// Standard deviation of Gaussian noise added to every training batch's inputs (after the
+    /// marginal map; never to validation or test rows): a regulariser (Bishop 1995). `0`: none.
+    #[serde(default)]
+    pub input_noise: f64,
+    /// Train (and validate) lower-bound critics on the symmetrised objective
+    /// `½ (B(S) + B(Sᵀ))` ([`crate::bounds::Symmetrised`]); the estimate is still `B` on the
+    /// test rows.
+    #[serde(default)]
+    pub symmetric: bool,
+    /// Nearest-neighbour critics ([`crate::critics::Knn`]) compared beside the trained
+    /// candidates of the lower bounds, one per factor `c`: `k = c·√M` neighbours among a fold's
+    /// `M` fit rows. Empty: none.
+    #[serde(default)]
+    pub knn: Vec<f64>,
 }
 
 impl Default for NeuralConfig {
@@ -150,6 +168,10 @@ impl Default for NeuralConfig {
             choose_once: true,
             compute: Compute::default(),
             labels: LabelColumns::default(),
+            test_batch: Some(0),
+            input_noise: 0.0,
+            symmetric: true,
+            knn: vec![1.0, 2.0, 4.0],
         }
     }
 }
@@ -198,6 +220,12 @@ impl NeuralConfig {
         if self.patience == 0 {
             return Err(Error::param("patience", 0, "must be at least 1"));
         }
+        if let Some(c) = self.knn.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
+            return Err(Error::param("knn factor", c, "must be positive and finite (k = factor · √rows)"));
+        }
+        if !(self.input_noise.is_finite() && self.input_noise >= 0.0) {
+            return Err(Error::param("input noise", self.input_noise, "must be finite and at least 0"));
+        }
         self.adam.validate()?;
         // Building on 1 × 1 inputs checks the critics' sizes (hidden width 0, embedding 0).
         self.critic.build::<f32>(1, 1)?;
@@ -226,6 +254,19 @@ impl NeuralConfig {
             );
         }
         c
+    }
+
+    /// The neighbour counts of the nearest-neighbour candidates for `m` fit rows
+    /// ([`NeuralConfig::knn`]), each at least 1 and at most `m`, without repeats.
+    pub(super) fn knn_neighbours(&self, m: usize) -> Vec<usize> {
+        let mut ks: Vec<usize> = Vec::new();
+        for &c in &self.knn {
+            let k = ((c * (m as f64).sqrt()).round() as usize).clamp(1, m.max(1));
+            if !ks.contains(&k) {
+                ks.push(k);
+            }
+        }
+        ks
     }
 
     /// Critics trained per fold for `bound`'s training objective (1 + the alternatives, or 1

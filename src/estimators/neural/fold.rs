@@ -9,7 +9,7 @@ use super::TraceRow;
 use super::config::NeuralConfig;
 use super::plan::{CriticGroup, FoldRows, Plan};
 use crate::bounds::{Bound, BoundSpec};
-use crate::critics::{Critic, CriticSpec, Init};
+use crate::critics::{Critic, CriticSpec, Init, Knn};
 use crate::error::Result;
 use crate::estimators::{Warning, WarningCode};
 use crate::optim::{Adam, AdamConfig};
@@ -76,46 +76,113 @@ impl<'a> Fold<'a> {
 
     /// Trains the group's critic (choosing among its candidates, or candidate `only` when the
     /// choice was made on another fold) and evaluates its bounds on the test rows.
+    ///
+    /// Candidates `0..C` are the trained critics of [`NeuralConfig::candidates_for`]; candidates
+    /// `C..C + K` the nearest-neighbour critics of [`NeuralConfig::knn_neighbours`], which need
+    /// no training and are compared on the same validation objective.
     pub fn run_group(&self, group: &CriticGroup, seed: u64, only: Option<usize>) -> Result<GroupOutcome> {
         let cfg = self.cfg;
         let trainer = group.trainer;
         let label = trainer.build::<f32>()?.label();
         let mut candidates: Vec<_> = cfg.candidates_for(&trainer).into_iter().enumerate().collect();
+        let trained_count = candidates.len();
+        let mut neighbours: Vec<(usize, usize)> = if trainer.needs_log_density() {
+            Vec::new()
+        } else {
+            cfg.knn_neighbours(self.rows.fit.len())
+                .into_iter()
+                .enumerate()
+                .map(|(i, k)| (trained_count + i, k))
+                .collect()
+        };
         if let Some(c) = only {
             candidates.retain(|(i, _)| *i == c);
+            neighbours.retain(|(i, _)| *i == c);
         }
-        let (choice, mut kept, steps) = self.choose(trainer, &candidates, seed)?;
+        // The nearest-neighbour candidates first: they cost one validation each, and the best
+        // of them is the floor the trained candidates must beat after the pilot.
+        let mut knn: Option<(usize, Knn, f64)> = None;
+        for &(i, k) in &neighbours {
+            let critic = self.knn_critic(k)?;
+            let v = self.knn_validation(&critic, trainer, Stream::Candidate(i as u64).seed(seed))?;
+            if knn.as_ref().is_none_or(|b| v > b.2) {
+                knn = Some((i, critic, v));
+            }
+        }
+        let floor = knn.as_ref().map_or(f64::NEG_INFINITY, |b| b.2);
+        let (trained, steps) =
+            if candidates.is_empty() { (None, 0) } else { self.choose(trainer, &candidates, seed, floor)? };
+        let (choice, mut kept) = match (trained, knn) {
+            (Some((c, t)), _) => (c, Kept::Trained(t)),
+            (None, Some((i, critic, _))) => (i, Kept::Knn(critic)),
+            (None, None) => unreachable!("a fold has at least one candidate"),
+        };
         if let Some(f) = self.progress {
             // The steps not taken (early stops, candidates dropped after the pilot), so the bar
             // reaches its end.
-            f.advance(cfg.steps_per_fold(candidates.len()).saturating_sub(steps));
+            // What the bar planned for this fold: every trained candidate, or the one chosen
+            // elsewhere (when that is a nearest-neighbour critic, its steps are never taken).
+            let planned = if only.is_some() { trained_count.min(1) } else { trained_count };
+            f.advance(cfg.steps_per_fold(planned).saturating_sub(steps));
         }
-        let out = &kept.outcome;
-        let best = out.best_step.unwrap_or(0);
         let mut warnings = Vec::new();
-        let diverged = matches!(out.termination, Termination::Diverged { .. });
-        if let Termination::Diverged { step, what } = &out.termination {
-            let message = format!(
-                "diverged: the {label} critic of fold {} diverged at step {step} ({what}); its last validated parameters (step {best}) are used",
-                self.index + 1
-            );
-            warnings.push(Warning::new(WarningCode::Diverged, message).with("step", *step as f64));
-        }
-        if out.termination == Termination::MaxSteps && best + self.plan.eval_every >= cfg.max_steps {
-            let message = format!(
-                "not converged: the {label} critic of fold {} was still improving on validation data at the step limit ({}); raise --steps",
-                self.index + 1,
-                cfg.max_steps
-            );
-            warnings.push(Warning::new(WarningCode::NotConverged, message).with("max_steps", cfg.max_steps as f64));
+        let mut diverged = false;
+        if let Kept::Trained(t) = &kept {
+            let out = &t.outcome;
+            let best_step = out.best_step.unwrap_or(0);
+            diverged = matches!(out.termination, Termination::Diverged { .. });
+            if let Termination::Diverged { step, what } = &out.termination {
+                let message = format!(
+                    "diverged: the {label} critic of fold {} diverged at step {step} ({what}); its last validated parameters (step {best_step}) are used",
+                    self.index + 1
+                );
+                warnings.push(Warning::new(WarningCode::Diverged, message).with("step", *step as f64));
+            }
+            if out.termination == Termination::MaxSteps && best_step + self.plan.eval_every >= cfg.max_steps {
+                let message = format!(
+                    "not converged: the {label} critic of fold {} was still improving on validation data at the step limit ({}); raise --steps",
+                    self.index + 1,
+                    cfg.max_steps
+                );
+                warnings.push(Warning::new(WarningCode::NotConverged, message).with("max_steps", cfg.max_steps as f64));
+            }
         }
         let (values, q_gain) = self.evaluate(&mut kept, group, seed)?;
-        Ok(GroupOutcome { values, trace: kept.trace, warnings, steps, diverged, q_gain, choice })
+        let trace = match kept {
+            Kept::Trained(t) => t.trace,
+            Kept::Knn(_) => Vec::new(),
+        };
+        Ok(GroupOutcome { values, trace, warnings, steps, diverged, q_gain, choice })
+    }
+
+    /// The nearest-neighbour critic with `k` neighbours among the fold's fit rows.
+    fn knn_critic(&self, k: usize) -> Result<Knn> {
+        let d = self.dataset();
+        Knn::new(d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit), k)
+    }
+
+    /// The validation objective of a critic that needs no training: the trainer's objective
+    /// (symmetrised as for the trained candidates) on validation batches drawn as a trained
+    /// candidate with seed `seed` draws them.
+    fn knn_validation(&self, critic: &Knn, trainer: BoundSpec, seed: u64) -> Result<f64> {
+        let d = self.dataset();
+        let batches =
+            random_batches(&self.rows.val, self.plan.batch, VALIDATION_BATCHES, Stream::ValidationBatches.seed(seed));
+        let mut bound = objective_bound(self.cfg, trainer)?;
+        let mut total = 0.0;
+        for rows in &batches {
+            let s = critic.scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view()).map(|v| v as f32);
+            total += bound.evaluate(&s, &mut DMatrix::zeros(0, 0))?.objective;
+        }
+        Ok(total / batches.len() as f64)
     }
 
     /// Trains the candidates and keeps the one with the highest validation objective: every
     /// candidate to the end, or each for [`NeuralConfig::pilot_steps`] and then only the best.
-    /// Returns its index, the trained critic and the steps taken by all candidates.
+    /// When the best validation objective after the pilot (or at the end, without one) is below
+    /// `floor` (a critic that needs no training validated that high), every run ends there and
+    /// no trained critic is returned. Returns the kept candidate's index and trained critic, and
+    /// the steps taken by all candidates.
     ///
     /// `candidates` are `(index, critic)` pairs; candidate `i` trains from the same seed whether
     /// or not the others train beside it, and the returned choice is its index. Candidates run
@@ -125,7 +192,8 @@ impl<'a> Fold<'a> {
         trainer: BoundSpec,
         candidates: &[(usize, (CriticSpec, AdamConfig))],
         seed: u64,
-    ) -> Result<(usize, Trained, u64)> {
+        floor: f64,
+    ) -> Result<(Option<(usize, Trained)>, u64)> {
         let cfg = self.cfg;
         let pilot = if candidates.len() > 1 && cfg.pilot_steps > 0 { cfg.pilot_steps } else { cfg.max_steps };
         let start = |&(i, ref c): &(usize, (CriticSpec, AdamConfig))| -> Result<CandidateRun<'_>> {
@@ -144,6 +212,12 @@ impl<'a> Fold<'a> {
         let mut steps: u64 = runs.iter().map(|r| r.state.steps()).sum();
         let best = (0..runs.len())
             .fold(0, |b, i| if runs[i].state.best_objective() > runs[b].state.best_objective() { i } else { b });
+        if runs[best].state.best_objective() < floor {
+            for dropped in runs {
+                dropped.finish()?;
+            }
+            return Ok((None, steps));
+        }
         let choice = candidates[best].0;
         let mut kept = runs.swap_remove(best);
         for dropped in runs {
@@ -153,19 +227,41 @@ impl<'a> Fold<'a> {
         let before = kept.state.steps();
         kept.advance(cfg.max_steps)?;
         steps += kept.state.steps() - before;
-        Ok((choice, kept.finish()?, steps))
+        Ok((Some((choice, kept.finish()?)), steps))
     }
 
     /// The group's bounds on the kept critic, over random batches of the fold's test rows, and
     /// for a conditional model its log-likelihood gain over the marginal model.
-    fn evaluate(&self, kept: &mut Trained, group: &CriticGroup, seed: u64) -> Result<Evaluated> {
+    fn evaluate(&self, kept: &mut Kept, group: &CriticGroup, seed: u64) -> Result<Evaluated> {
         let d = self.dataset();
         let mut bounds: Vec<Box<dyn Bound<f32>>> =
             group.members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
-        let test_batches =
-            random_batches(&self.rows.test, self.plan.eval_batch, TEST_BATCHES, Stream::TestBatches.seed(seed));
-        let vals =
-            evaluate_batches(kept.critic.as_mut(), &kept.outcome.params, &mut bounds, &d.x, &d.y, &test_batches)?;
+        let test = &self.rows.test;
+        // `test_batch = 0`: the whole test fold is one batch (N = its rows).
+        let eval_batch = if cfg_whole_fold(self.cfg) { test.len() } else { self.plan.eval_batch };
+        let count = if eval_batch >= test.len() { 1 } else { TEST_BATCHES };
+        let test_batches = random_batches(test, eval_batch, count, Stream::TestBatches.seed(seed));
+        let vals = match kept {
+            Kept::Trained(t) => {
+                evaluate_batches(t.critic.as_mut(), &t.outcome.params, &mut bounds, &d.x, &d.y, &test_batches)?
+            }
+            Kept::Knn(critic) => {
+                let mut sums = vec![(0.0, 0.0); bounds.len()];
+                let mut g = DMatrix::zeros(0, 0);
+                for rows in &test_batches {
+                    let s = critic
+                        .scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view())
+                        .map(|v| v as f32);
+                    for (b, sum) in bounds.iter_mut().zip(sums.iter_mut()) {
+                        let v = b.evaluate(&s, &mut g)?;
+                        sum.0 += v.value;
+                        sum.1 += v.objective;
+                    }
+                }
+                let k = test_batches.len() as f64;
+                sums.into_iter().map(|(v, o)| (v / k, o / k)).collect()
+            }
+        };
         // A conditional model's objective is its mean log-likelihood log q(y_i|x_i): compare it
         // with the marginal model's on the same rows.
         let q_gain = group.trainer.needs_log_density().then(|| {
@@ -174,6 +270,28 @@ impl<'a> Fold<'a> {
         });
         Ok((group.members.iter().map(|m| m.0).zip(vals.into_iter().map(|v| v.0)).collect(), q_gain))
     }
+}
+
+/// The critic a fold keeps: a trained one, or a nearest-neighbour critic.
+enum Kept {
+    Trained(Trained),
+    Knn(Knn),
+}
+
+/// The objective a lower-bound critic trains and validates on: the trainer's bound, symmetrised
+/// with [`NeuralConfig::symmetric`].
+pub(super) fn objective_bound(cfg: &NeuralConfig, trainer: BoundSpec) -> Result<Box<dyn Bound<f32>>> {
+    let b = trainer.build::<f32>()?;
+    Ok(if cfg.symmetric && b.kind() == crate::bounds::BoundKind::Lower {
+        Box::new(crate::bounds::Symmetrised::new(b))
+    } else {
+        b
+    })
+}
+
+/// Whether every test row of a fold forms one test batch.
+fn cfg_whole_fold(cfg: &NeuralConfig) -> bool {
+    cfg.test_batch == Some(0)
 }
 
 /// The held-out values `(bound index, value)` of a group and a conditional model's
@@ -216,12 +334,13 @@ impl<'f> CandidateRun<'f> {
         critic.zero_output(&mut params);
         let mut opt = Adam::new(adam.clone(), params.len())?;
         opt.set_compute(cfg.compute);
-        let bound = trainer.build::<f32>()?;
-        let label = bound.label();
-        let step = TrainStep::new(critic, bound, opt, fold.plan.batch, dims);
+        let objective = || objective_bound(cfg, trainer);
+        let bound = objective()?;
+        let label = trainer.build::<f32>()?.label();
+        let step = TrainStep::new(critic, bound, opt, fold.plan.batch, dims).with_input_noise(cfg.input_noise);
         let mut model = CriticTrainer::new(step, &fold.data, Stream::CriticInit.rng(seed), cfg.max_steps as usize)
             .with_validation(
-                trainer.build::<f32>()?,
+                objective()?,
                 random_batches(
                     &fold.rows.val,
                     fold.plan.batch,

@@ -140,7 +140,19 @@ pub(super) fn plan(
             None => groups.push(CriticGroup { trainer: t, members: vec![(i, *b)] }),
         }
     }
-    Ok(Plan { folds, batch, eval_batch: batch.min(min_test), eval_every, groups, notes, label_entropy })
+    Ok(Plan {
+        folds,
+        batch,
+        eval_batch: match cfg.test_batch {
+            None => batch.min(min_test),
+            Some(0) => min_test,
+            Some(b) => b.min(min_test),
+        },
+        eval_every,
+        groups,
+        notes,
+        label_entropy,
+    })
 }
 
 /// Checks [`NeuralConfig::labels`] against the data and the bounds, and returns the entropy
