@@ -302,6 +302,10 @@ impl EstimatorSpec {
             EstimatorSpec::Neural { bound } => Ok(Box::new(Neural::new(*bound, settings.neural.clone())?)),
             EstimatorSpec::Flow { steps } => Ok(Box::new(super::flow::FlowGaussian::new(*steps)?)),
             EstimatorSpec::FlowEntropy { steps } => Ok(Box::new(super::flow::FlowEntropy::new(*steps)?)),
+            // The declared labels are categories to the mixed KSG's metric.
+            EstimatorSpec::MixedKsg { k } => {
+                Ok(Box::new(super::classical::MixedKsg::new(*k)?.with_labels(settings.neural.labels.clone())))
+            }
             EstimatorSpec::Auto => {
                 settings.neural.validate()?;
                 Ok(Box::new(super::auto::Auto { settings: settings.clone() }))
