@@ -103,3 +103,56 @@ fn the_cli_reads_a_declared_label_as_categories_in_mixed_ksg() {
     assert_eq!(values[0], values[1]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `auto` with declared labels resolves to estimators that read them: the estimator for labels
+/// of the kinds alone up to `LOW_DIMENSION` joint dimensions, InfoNCE (which embeds them) with
+/// it as cross-check above; without labels, what `auto` always was.
+#[test]
+fn auto_with_labels_resolves_to_estimators_for_labels() {
+    use mibound::estimators::LOW_DIMENSION;
+    let p = |s: &str| EstimatorSpec::parse(s).unwrap();
+    let auto = [EstimatorSpec::Auto];
+    let labels = |x: &[usize], y: &[usize]| LabelColumns { x: x.to_vec(), y: y.to_vec() };
+    let cases = [
+        ((1, 1), labels(&[], &[0]), vec![p("ross:k=3")]),
+        ((1, 1), labels(&[0], &[]), vec![p("ross:k=3:discrete=x")]),
+        ((1, 2), labels(&[0], &[0, 1]), vec![p("discrete")]),
+        ((2, 1), labels(&[0], &[]), vec![p("mixed-ksg:k=5")]),
+        ((LOW_DIMENSION, 1), labels(&[], &[0]), vec![p("infonce"), p("ross:k=3")]),
+        ((LOW_DIMENSION, 2), labels(&[1], &[0]), vec![p("infonce"), p("mixed-ksg:k=5")]),
+    ];
+    for ((dx, dy), l, want) in cases {
+        assert_eq!(EstimatorSpec::resolve_with_labels(&auto, dx, dy, &l), want, "{dx} + {dy}, {l:?}");
+        mibound::estimators::classical::check_label_columns(&auto, &l, dx, dy).unwrap();
+    }
+    for (dx, dy) in [(1, 1), (10, 10)] {
+        let none = LabelColumns::default();
+        assert_eq!(EstimatorSpec::resolve_with_labels(&auto, dx, dy, &none), EstimatorSpec::resolve(&auto, dx, dy));
+    }
+}
+
+/// `mibound estimate --discrete target` with the default estimators estimates (Ross's headline
+/// on one measured column and a label) instead of refusing `auto`; an estimator named beside it
+/// that cannot read the label is the one the refusal names.
+#[test]
+fn the_default_estimators_take_a_declared_label() {
+    let dir = temp_dir("estimate-labels", "auto");
+    let (x, y, _) = labelled(400, 3, 5);
+    let mut s = String::from("x,target\n");
+    for i in 0..x.nrows() {
+        s += &format!("{:?},{}\n", x[(i, 0)], y[(i, 0)]);
+    }
+    let p = dir.join("data.csv");
+    std::fs::write(&p, s).unwrap();
+    let base = ["--x-cols", "x", "--y-cols", "target", "--discrete", "target", "--json"];
+    let out = mibound().arg("estimate").arg("--x").arg(&p).args(base).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["estimates"][0]["estimator"], "ross:k=3", "{v}");
+    let out =
+        mibound().arg("estimate").arg("--x").arg(&p).args(base).args(["--estimators", "auto,ksg"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("error: ksg:k=5 cannot use column 0 of y"), "{err}");
+    assert!(!err.contains("auto cannot"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -149,8 +149,9 @@ enum Command {
         #[arg(long)]
         y_cols: Option<String>,
         /// Columns (of x or y, names or indices) that are discrete labels: the neural bounds embed
-        /// them (one-hot), discrete, ross and mixed-ksg read them as categories, and estimators
-        /// that would read them as numbers are refused, with the one to use instead.
+        /// them (one-hot), discrete, ross and mixed-ksg read them as categories, auto picks one of
+        /// those (with InfoNCE above 4 joint dimensions), and estimators that would read them as
+        /// numbers are refused, with the one to use instead.
         #[arg(long)]
         discrete: Option<String>,
         /// Columns of the x file to condition on: estimate I(X; Y | Z) with the conditional form

@@ -1,6 +1,6 @@
 //! Several estimators on one data set, with the diagnostics that need all of them.
 
-use super::classical::{CiTestConfig, ConditionalSpec, ci_test};
+use super::classical::{CiTestConfig, ConditionalSpec, ci_test, reads_labels};
 use super::neural::{TraceRow, conditional_estimate, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
@@ -69,7 +69,7 @@ impl Comparison {
         progress: Option<&dyn Progress>,
     ) -> Result<Self> {
         let Some(i) = self.headline_index() else { return Ok(self) };
-        let spec = EstimatorSpec::resolve(specs, x.ncols(), y.ncols())[i];
+        let spec = EstimatorSpec::resolve_with_labels(specs, x.ncols(), y.ncols(), &settings.neural.labels)[i];
         let estimator = spec.build(settings)?;
         // Two copies side by side: the label columns of the second copy too.
         let mut twice = settings.clone();
@@ -172,7 +172,7 @@ pub fn compare(
     if specs.is_empty() {
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
     }
-    let specs = &EstimatorSpec::resolve(specs, x.ncols(), y.ncols());
+    let specs = &EstimatorSpec::resolve_with_labels(specs, x.ncols(), y.ncols(), &settings.neural.labels);
     let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
     let (mut from_neural, trace) = if bounds.is_empty() {
         (Vec::new().into_iter(), Vec::new())
@@ -251,9 +251,9 @@ fn impossible_upper_bounds(estimates: &[Estimate], headline: Option<&Estimate>) 
     (warnings, flagged)
 }
 
-/// The classical cross-check: the headline and KSG (or, without KSG, the copula estimate)
-/// should not disagree by more than their intervals allow. Found by the specs, not by the
-/// estimates' names.
+/// The classical cross-check: the headline and KSG (or, without KSG, an estimator for labels,
+/// else the copula estimate) should not disagree by more than their intervals allow. Found by
+/// the specs, not by the estimates' names.
 fn cross_check(
     specs: &[EstimatorSpec],
     estimates: &[Estimate],
@@ -263,6 +263,7 @@ fn cross_check(
 ) -> Option<Warning> {
     let with_spec = |want: fn(&EstimatorSpec) -> bool| specs.iter().zip(estimates).find(|(s, _)| want(s));
     let (check_spec, c) = with_spec(|s| matches!(s, EstimatorSpec::Ksg { .. }))
+        .or_else(|| with_spec(reads_labels))
         .or_else(|| with_spec(|s| matches!(s, EstimatorSpec::Copula)))?;
     let h = headline?;
     // Written so that a NaN interval (a failed estimate) disagrees with nothing.
@@ -330,7 +331,8 @@ fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
 /// The most training steps [`compare`] takes for `specs` on `dx + dy` columns (`auto` resolved
 /// first, as `compare` resolves it), for a progress bar's length.
 pub fn training_steps(specs: &[EstimatorSpec], settings: &Settings, dx: usize, dy: usize) -> u64 {
-    let bounds: Vec<_> = EstimatorSpec::resolve(specs, dx, dy).iter().filter_map(|s| s.bound()).collect();
+    let resolved = EstimatorSpec::resolve_with_labels(specs, dx, dy, &settings.neural.labels);
+    let bounds: Vec<_> = resolved.iter().filter_map(|s| s.bound()).collect();
     settings.neural.max_training_steps(&bounds)
 }
 
@@ -339,7 +341,7 @@ pub fn training_steps(specs: &[EstimatorSpec], settings: &Settings, dx: usize, d
 /// the first estimator; 0 when it trains nothing), for a progress bar's length.
 pub fn self_check_steps(specs: &[EstimatorSpec], settings: &Settings, dx: usize, dy: usize) -> u64 {
     let lower = |b: &crate::bounds::BoundSpec| b.build::<f32>().is_ok_and(|b| b.kind() == Kind::Lower);
-    let resolved = EstimatorSpec::resolve(specs, dx, dy);
+    let resolved = EstimatorSpec::resolve_with_labels(specs, dx, dy, &settings.neural.labels);
     let headline =
         resolved.iter().filter_map(|s| s.bound()).find(lower).or_else(|| resolved.first().and_then(|s| s.bound()));
     headline.map_or(0, |b| 4 * settings.neural.max_training_steps(&[b]))

@@ -428,6 +428,22 @@ pub fn check_label_columns(specs: &[EstimatorSpec], labels: &LabelColumns, dx: u
     specs.iter().try_for_each(|s| check_kinds(s, &kx, &ky))
 }
 
+/// The estimator that reads labels as categories for columns of kinds `x` and `y`: `discrete`
+/// when both sides are all labels, `ross` (k = [`ROSS_DEFAULT_K`]) when one side is all labels
+/// and the other all measurements, `mixed-ksg` (k = [`super::DEFAULT_K`]) for any other mixture.
+pub fn label_estimator(x: &[VarKind], y: &[VarKind]) -> EstimatorSpec {
+    match (side_kind(x), side_kind(y)) {
+        (Some(VarKind::Discrete), Some(VarKind::Discrete)) => EstimatorSpec::Discrete { miller_madow: true },
+        (Some(VarKind::Discrete), Some(VarKind::Continuous)) => {
+            EstimatorSpec::Ross { k: ROSS_DEFAULT_K, discrete_x: true }
+        }
+        (Some(VarKind::Continuous), Some(VarKind::Discrete)) => {
+            EstimatorSpec::Ross { k: ROSS_DEFAULT_K, discrete_x: false }
+        }
+        _ => EstimatorSpec::MixedKsg { k: super::DEFAULT_K },
+    }
+}
+
 /// Whether `spec` is an estimator for labels (`discrete`, `ross`, `mixed-ksg`), which reads a
 /// discrete column as categories; every other estimator reads values as numbers.
 pub fn reads_labels(spec: &EstimatorSpec) -> bool {
@@ -436,7 +452,8 @@ pub fn reads_labels(spec: &EstimatorSpec) -> bool {
 
 /// Whether the estimator `spec` can use columns of kinds `x` and `y`: `Ok` or an
 /// [`Error::VariableKind`] whose sentence names a better estimator. The neural bounds embed a
-/// discrete column (one-hot); the flow, KSG, Gaussian, copula and binned estimators read every
+/// discrete column (one-hot) and `auto` chooses an estimator that reads it; the flow, KSG,
+/// Gaussian, copula and binned estimators read every
 /// value as a number and refuse one; `discrete` needs both sides discrete; `ross` one side discrete (the one it names) and
 /// the other continuous; `mixed-ksg` takes anything.
 pub fn check_kinds(spec: &EstimatorSpec, x: &[VarKind], y: &[VarKind]) -> Result<()> {
@@ -446,8 +463,9 @@ pub fn check_kinds(spec: &EstimatorSpec, x: &[VarKind], y: &[VarKind]) -> Result
     let both = |want: VarKind| first("x", x, want).or_else(|| first("y", y, want));
     let (bad, better) = match *spec {
         // Labels are one-hot encoded for the critic (`NeuralConfig::labels`); the plan refuses
-        // a label y for a conditional model q(y|x).
-        EstimatorSpec::MixedKsg { .. } | EstimatorSpec::Neural { .. } => return Ok(()),
+        // a label y for a conditional model q(y|x). `auto` chooses by the kinds
+        // (`EstimatorSpec::auto_with_labels`).
+        EstimatorSpec::MixedKsg { .. } | EstimatorSpec::Neural { .. } | EstimatorSpec::Auto => return Ok(()),
         EstimatorSpec::Discrete { .. } => (
             both(VarKind::Discrete),
             "use ross (one side discrete, the other continuous) or mixed-ksg (any mixture)".to_string(),

@@ -57,7 +57,8 @@ pub use gaussian::{
 pub use interval::{DEFAULT_SUBSAMPLES, EstimateFn, Subsampled, subsampling_interval};
 pub use ksg::{Ksg, KsgMargins, KsgSearch, KsgVariant, ksg_mi, ksg_with};
 pub use mixed::{
-    MixedKsg, ROSS_DEFAULT_K, Ross, Side, check_kinds, check_label_columns, mixed_ksg_mi, reads_labels, ross_mi,
+    MixedKsg, ROSS_DEFAULT_K, Ross, Side, check_kinds, check_label_columns, label_estimator, mixed_ksg_mi,
+    reads_labels, ross_mi,
 };
 
 use super::{Estimate, Estimator, EstimatorSpec, Kind};
