@@ -195,7 +195,7 @@ pub fn compare(
     if cancelled() {
         return Err(Error::Cancelled);
     }
-    let test = dependence_test(x, y, seed)?;
+    let test = dependence_test(x, y, &settings.neural.labels, seed)?;
     let significant = test.significant(0.05);
     Ok(Comparison {
         n_samples: x.nrows(),
