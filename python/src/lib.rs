@@ -19,8 +19,8 @@ use mibound::estimators::classical::{
 };
 use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{
-    Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare, compare_given,
-    self_check_steps, training_steps,
+    Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, check_entropy_ceiling, compare,
+    compare_given, self_check_steps, training_steps,
 };
 use mibound::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
@@ -514,12 +514,17 @@ fn estimate_one(
         let names: Vec<String> = call.specs.iter().map(|s| s.to_string()).collect();
         return Err(py_err(Error::param("estimator", names.join(","), "name exactly one estimator")));
     };
-    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| match spec.bound() {
-        // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
-        Some(b) => Ok(estimate_bounds(&[b], &settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?
-            .estimates
-            .remove(0)),
-        None => spec.build(settings)?.estimate(xv, yv, call.seed),
+    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| {
+        let mut e = match spec.bound() {
+            // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
+            Some(b) => estimate_bounds(&[b], &settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?
+                .estimates
+                .remove(0),
+            None => spec.build(settings)?.estimate(xv, yv, call.seed)?,
+        };
+        // The labels' entropy ceiling, as `compare` checks it.
+        check_entropy_ceiling(std::slice::from_mut(&mut e), xv, yv, &settings.neural.labels)?;
+        Ok(e)
     })?;
     let e: Estimate = e;
     let mut v = serde_json::to_value(&e).map_err(|err| PyRuntimeError::new_err(err.to_string()))?;

@@ -1,10 +1,11 @@
 //! Several estimators on one data set, with the diagnostics that need all of them.
 
-use super::classical::{CiTestConfig, ConditionalSpec, ci_test, reads_labels};
+use super::classical::{CiTestConfig, ConditionalSpec, ci_test, discrete_mi_codes, reads_labels};
 use super::neural::{TraceRow, conditional_estimate, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
 use super::{Estimate, EstimatorSpec, Kind, Settings, Warning, WarningCode};
+use crate::data::kinds::{LabelColumns, codes};
 use crate::error::{Error, Result};
 use crate::train::Progress;
 use nalgebra::DMatrixView;
@@ -191,6 +192,7 @@ pub fn compare(
             None => s.build(settings)?.estimate(x, y, seed)?,
         });
     }
+    check_entropy_ceiling(&mut estimates, x, y, &settings.neural.labels)?;
     let warnings = diagnostics(specs, &estimates, x.ncols(), y.ncols(), x.nrows());
     if cancelled() {
         return Err(Error::Cancelled);
@@ -209,6 +211,47 @@ pub fn compare(
         selfcheck: None,
         trace,
     })
+}
+
+/// The entropy ceiling of declared labels, for every estimate of one data set: when every
+/// column of x, or of y, is a class label (`labels`), `I(X; Y) ≤ H` of that side, and an estimate
+/// that is not an upper bound (a lower bound or a point estimate) reading above the smaller such
+/// entropy gets an [`WarningCode::AboveEntropy`] warning among its diagnostics. `H` is the
+/// plug-in entropy with Miller–Madow's correction (`discrete_mi_codes(L, L)`), so an estimate
+/// near the truth is not taken for one above it. The one place this is checked: [`compare`]
+/// calls it, as does Python's single-estimator call.
+pub fn check_entropy_ceiling(
+    estimates: &mut [Estimate],
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    labels: &LabelColumns,
+) -> Result<()> {
+    let labels = labels.validate(x.ncols(), y.ncols())?;
+    let side = |m: DMatrixView<'_, f64>, cols: &[usize]| {
+        (!cols.is_empty() && cols.len() == m.ncols()).then(|| label_entropy(m)).transpose()
+    };
+    let ceiling = match (side(x, &labels.x)?, side(y, &labels.y)?) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(h), None) | (None, Some(h)) => h,
+        (None, None) => return Ok(()),
+    };
+    for e in estimates.iter_mut().filter(|e| e.kind != Kind::UpperIfExact && e.value > ceiling) {
+        let message = format!(
+            "{} ({:.3}) is above the entropy of the labels, {ceiling:.3} nats, which no MI with a label can exceed: the estimate is biased up on this data",
+            e.label, e.value
+        );
+        let w = Warning::new(WarningCode::AboveEntropy, message).with("value", e.value).with("entropy", ceiling);
+        e.diagnostics.warnings.push(w);
+    }
+    Ok(())
+}
+
+/// The entropy (nats) of the rows of `m`, each row one symbol ([`codes`]): `H(L) = I(L; L)`, the
+/// discrete plug-in estimate with Miller–Madow's correction, which for a variable with itself
+/// is `(K − 1)/(2n)` (K symbols seen) — its downward bias.
+fn label_entropy(m: DMatrixView<'_, f64>) -> Result<f64> {
+    let ids = codes(m).0;
+    Ok(discrete_mi_codes(&ids, &ids)?.miller_madow)
 }
 
 /// The diagnostics that need several estimates, in this order: upper bounds that cannot be
@@ -431,6 +474,41 @@ mod tests {
             w.iter().any(|w| w.code == WarningCode::WideInterval && w.message.contains("wider than log n")),
             "a NaN interval is flagged as uninformative: {w:?}"
         );
+    }
+
+    #[test]
+    fn label_entropy_counts_rows_as_symbols() {
+        // Rows (0,1), (−0,1), (1,0), (2,2): probabilities ½, ¼, ¼ → plug-in ½ ln 2 + 2 · ¼ ln 4
+        // = 1.5 ln 2, plus Miller–Madow's (3 − 1)/(2 · 4) = ¼.
+        let m = nalgebra::DMatrix::from_row_slice(4, 2, &[0.0, 1.0, -0.0, 1.0, 1.0, 0.0, 2.0, 2.0]);
+        assert!((label_entropy(m.as_view()).unwrap() - (1.5 * std::f64::consts::LN_2 + 0.25)).abs() < 1e-12);
+    }
+
+    /// Lower bounds and point estimates above the ceiling are warned about, upper bounds and
+    /// estimates below it are not; without a side made of labels there is no ceiling.
+    #[test]
+    fn estimates_above_the_label_entropy_are_warned_about() {
+        // y: four equally frequent labels in 8 rows: H = ln 4 + 3/16.
+        let y = nalgebra::DMatrix::from_fn(8, 1, |i, _| (i % 4) as f64);
+        let x = nalgebra::DMatrix::from_fn(8, 1, |i, _| i as f64 * 0.3);
+        let h = 4f64.ln() + 3.0 / 16.0;
+        let mut e = vec![
+            est("infonce", Kind::Lower, h + 0.01, 0.0, 2.0),
+            est("mixed-ksg:k=5", Kind::Estimate, h + 0.01, 0.0, 2.0),
+            est("club", Kind::UpperIfExact, h + 0.5, 0.0, 2.0),
+            est("ross:k=3", Kind::Estimate, h - 0.01, 0.0, 2.0),
+        ];
+        let labels = LabelColumns { x: vec![], y: vec![0] };
+        check_entropy_ceiling(&mut e, x.as_view(), y.as_view(), &labels).unwrap();
+        let warned: Vec<bool> = e.iter().map(|e| !e.diagnostics.warnings.is_empty()).collect();
+        assert_eq!(warned, [true, true, false, false]);
+        assert_eq!(e[0].diagnostics.warnings[0].code, WarningCode::AboveEntropy);
+        assert!((e[0].diagnostics.warnings[0].values["entropy"] - h).abs() < 1e-12);
+        let mut e = vec![est("infonce", Kind::Lower, 5.0, 0.0, 6.0)];
+        let mixed = LabelColumns { x: vec![], y: vec![0] };
+        let xy = nalgebra::DMatrix::from_fn(8, 2, |i, j| if j == 0 { (i % 4) as f64 } else { i as f64 });
+        check_entropy_ceiling(&mut e, x.as_view(), xy.as_view(), &mixed).unwrap();
+        assert!(e[0].diagnostics.warnings.is_empty(), "y is not all labels: no ceiling");
     }
 
     #[test]
