@@ -55,9 +55,8 @@ pub fn estimate_given(
     opts: &EstimateOpts,
     unit: Unit,
     output: Output<'_>,
-    discrete: Option<&str>,
 ) -> Result<()> {
-    refuse_unused(&output, discrete)?;
+    refuse_unused(&output, files.discrete)?;
     let (specs, settings) = specs(opts)?;
     let csv = input.csv()?;
     let l = load_xy_named(files, input, Some(GIVEN_LABEL_HINT))?;
@@ -75,7 +74,7 @@ pub fn estimate_given(
             ),
         });
     }
-    let (z, _) = t.select(&zc);
+    let (z, _) = t.select(files.x, &zc)?;
     if z.nrows() != l.x.nrows() {
         return Err(Error::Data {
             path: files.x.to_path_buf(),

@@ -5,6 +5,7 @@
 use super::InputOpts;
 use super::estimate::{Files, Loaded, load_xy_named};
 use super::output::io_err;
+use crate::data::files::names_column as names;
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, detect_kinds};
 use crate::data::rules::Column;
 use crate::data::{KindNote, VarKind};
@@ -43,20 +44,6 @@ pub struct FeaturesArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Whether `item` (a name, an index or a range `a-b` of indices) names `col`.
-fn names(item: &str, col: &Column) -> bool {
-    if item == col.name {
-        return true;
-    }
-    match item.split_once('-') {
-        Some((a, b)) if !a.is_empty() => match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
-            (Ok(a), Ok(b)) => (a..=b).contains(&col.index),
-            _ => false,
-        },
-        _ => item.parse::<usize>().is_ok_and(|j| j == col.index),
-    }
 }
 
 /// The kinds of `columns` (of side `side`, values `m`): the ones `declared` names are discrete
@@ -112,7 +99,9 @@ pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Op
 
 /// `mibound features`.
 pub fn features(a: &FeaturesArgs) -> Result<()> {
-    let files = Files { x: &a.x, y: None, x_cols: a.x_cols.as_deref(), y_cols: Some(&a.target) };
+    // `--discrete none` declares nothing.
+    let discrete = a.discrete.as_deref().filter(|d| d.trim() != "none");
+    let files = Files { x: &a.x, y: None, x_cols: a.x_cols.as_deref(), y_cols: Some(&a.target), discrete };
     let l = load_xy_named(&files, &a.input, None)?;
     if l.y.ncols() != 1 {
         return Err(Error::param("--target", &a.target, "must name exactly one column"));

@@ -4,7 +4,7 @@
 use super::InputOpts;
 use super::features::kinds;
 use super::output::io_err;
-use crate::data::files::read_table_with;
+use crate::data::files::{declared_columns, read_table_with};
 use crate::data::rules::{self, Column};
 use crate::error::{Error, Result};
 use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, mi_matrix};
@@ -50,7 +50,8 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     if cols.len() < 2 {
         return Err(Error::Data { path: a.x.clone(), msg: "matrix needs at least two columns".into() });
     }
-    let (values, columns) = t.select(&cols);
+    let declared = a.discrete.as_deref().filter(|d| d.trim() != "none");
+    let (values, columns) = t.select_labelled(&a.x, &cols, &declared_columns(&t, &cols, declared))?;
     let input = rules::Input { values: values.as_view(), columns, lines: &t.lines };
     // The data rules with the table as both sides: one column each is enough to check the
     // values; constant columns are refused (their MI with anything is 0, and KSG's scaling fails).

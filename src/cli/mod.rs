@@ -464,12 +464,17 @@ pub fn main() -> ExitCode {
             quiet,
             selfcheck,
         } => {
-            let files =
-                estimate::Files { x: &x, y: y.as_deref(), x_cols: x_cols.as_deref(), y_cols: y_cols.as_deref() };
+            let files = estimate::Files {
+                x: &x,
+                y: y.as_deref(),
+                x_cols: x_cols.as_deref(),
+                y_cols: y_cols.as_deref(),
+                discrete: discrete.as_deref(),
+            };
             let output = estimate::Output { json, trace: trace.as_deref(), plot: plot.as_deref(), quiet, selfcheck };
             estimate::Unit::from_options(unit.as_deref(), bits).and_then(|unit| match given {
-                Some(z) => conditional::estimate_given(&files, &z, &input, &opts, unit, output, discrete.as_deref()),
-                None => estimate::estimate(&files, &input, &opts, unit, output, discrete.as_deref()),
+                Some(z) => conditional::estimate_given(&files, &z, &input, &opts, unit, output),
+                None => estimate::estimate(&files, &input, &opts, unit, output),
             })
         }
         Command::Features(args) => features::features(&args),
