@@ -652,14 +652,13 @@ fn kinds_of(discrete: &[bool]) -> Vec<VarKind> {
 fn column_kinds(x: &Bound<'_, PyAny>, x_names: Option<Vec<String>>) -> PyResult<(Vec<bool>, Vec<String>)> {
     let input = Input::extract("X", x)?;
     let m = input.matrix("X").map_err(py_err)?;
-    let (kinds, notes) = detect_kinds(m.view(), "X", &[], DISCRETE_MAX_LEVELS);
-    let notes = notes
-        .iter()
-        .map(|n| match x_names.as_ref().and_then(|names| names.get(n.column)) {
-            Some(name) => format!("{n} [column '{name}'; pass discrete_features to declare the kinds]"),
-            None => format!("{n} [pass discrete_features to declare the kinds]"),
-        })
-        .collect();
+    let (kinds, mut notes) = detect_kinds(m.view(), "X", &[], DISCRETE_MAX_LEVELS);
+    for n in &mut notes {
+        if let Some(name) = x_names.as_ref().and_then(|names| names.get(n.column)) {
+            n.name = name.clone();
+        }
+    }
+    let notes = notes.iter().map(|n| format!("{n} (pass discrete_features to declare the kinds)")).collect();
     Ok((kinds.iter().map(|&k| k == VarKind::Discrete).collect(), notes))
 }
 
