@@ -14,8 +14,8 @@ use mibound::data::rules;
 use mibound::data::{Task, rng};
 use mibound::error::Error;
 use mibound::estimators::classical::{
-    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise, check_label_columns,
-    feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix, reads_labels,
+    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, GIVEN_LABEL_HINT, ROSS_DEFAULT_K, TieNoise,
+    check_label_columns, feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix, reads_labels,
 };
 use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{
@@ -752,7 +752,7 @@ fn conditional_mi(
 /// permutation test (`permutations`, `k_perm`; default: the library's), as a dict of the
 /// command line's JSON with `dim_z`.
 #[pyfunction]
-#[pyo3(signature = (x, y, z, seed, estimators=None, permutations=None, k_perm=None))]
+#[pyo3(signature = (x, y, z, seed, estimators=None, permutations=None, k_perm=None, z_names=None))]
 #[allow(clippy::too_many_arguments)]
 fn conditional_test(
     py: Python<'_>,
@@ -763,6 +763,7 @@ fn conditional_test(
     estimators: Option<&Bound<'_, PyAny>>,
     permutations: Option<i64>,
     k_perm: Option<i64>,
+    z_names: Option<Vec<String>>,
 ) -> PyResult<PyObject> {
     let seed = count("seed", seed)?;
     let specs: Vec<ConditionalSpec> = match estimators {
@@ -781,6 +782,15 @@ fn conditional_test(
     let inputs = [Input::extract("x", x)?, Input::extract("y", y)?, Input::extract("z", z)?];
     let [xm, ym, zm] = xyz(&inputs)?;
     let (xv, yv, zv) = (xm.view(), ym.view(), zm.view());
+    // The data rules for z, as the command line's --given applies them (x and y are checked by
+    // the estimators): its sentences, columns named by z_names, label-like columns noted.
+    let iz = match &z_names {
+        Some(names) => rules::Input::named(zv, names),
+        None => rules::Input::new(zv),
+    };
+    let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };
+    let notes = rules::check_given(&iz, xv.nrows(), &asked)
+        .map_err(|problem| py_err(Error::Input { origin: Vec::new(), problem }))?;
     // A neural bound trains with the library's default settings; Ctrl-C stops it.
     let (settings, interrupt) = (Settings::default(), Interrupt::default());
     let mut reporter = Reporter { callback: None, total: 0, shown: u64::MAX };
@@ -788,7 +798,11 @@ fn conditional_test(
         compare_given(&specs, &settings, xv, yv, zv, &test, seed, Some(&interrupt as &dyn Progress))
     })?
     .map_err(py_err)?;
-    from_json(py, &c.to_json(Unit::Nats).map_err(py_err)?)
+    let notes: Vec<serde_json::Value> =
+        notes.iter().map(|n| serde_json::json!({"code": n.code(), "message": n.to_string()})).collect();
+    let z_columns: Vec<String> = iz.columns.iter().map(|c| c.name.clone()).collect();
+    let extra = serde_json::json!({"notes": notes, "z_columns": z_columns});
+    from_json(py, &with_rules(c.to_json(Unit::Nats).map_err(py_err)?, extra))
 }
 
 /// Raises the exception that the library error of kind `kind` becomes (for the tests of the

@@ -159,6 +159,24 @@ def test_conditional_test_finds_a_collider_and_not_a_common_cause():
     assert not mibound.conditional_test(x, y, z, random_state=0).significant
 
 
+def test_conditioning_columns_follow_the_data_rules():
+    """z as the command line's --given reads it: a NaN is the data rules' sentence (row and
+    column named, as for x and y), and a column that looks like a class label is a DataWarning."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(3)
+    x, y = rng.standard_normal(300), rng.standard_normal(300)
+    z = pd.DataFrame({"z": x + y + rng.standard_normal(300), "group": np.arange(300) % 3})
+    with pytest.warns(mibound.DataWarning, match=r"column of z with few distinct whole-number values \(column 1 \('group'\): 3 values\)"):
+        mibound.conditional_test(x, y, z, estimators="gaussian", permutations=19)
+    z.loc[2, "z"] = np.nan
+    with pytest.raises(ValueError) as e:
+        mibound.conditional_test(x, y, z, estimators="gaussian")
+    assert str(e.value) == "z, row 2, column 0 ('z'): value NaN is not finite"
+    with pytest.raises(ValueError) as e:
+        mibound.conditional_mi(x, y, z.to_numpy())
+    assert str(e.value) == "z, row 2, column 0 ('0'): value NaN is not finite"
+
+
 @pytest.mark.parametrize(
     "call, match",
     [

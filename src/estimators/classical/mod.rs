@@ -46,7 +46,8 @@ pub mod mixed;
 
 pub use binned::{Binned, binned_mi, default_bins};
 pub use conditional::{
-    CiTestConfig, ConditionalEstimator, ConditionalSpec, DEFAULT_CONDITIONAL, ci_test, cmi_ksg, gaussian_cmi,
+    CiTestConfig, ConditionalEstimator, ConditionalSpec, DEFAULT_CONDITIONAL, GIVEN_LABEL_HINT, ci_test, cmi_ksg,
+    gaussian_cmi,
 };
 pub use discrete::{Discrete, DiscreteCorrection, DiscreteMi, discrete_mi, discrete_mi_codes};
 pub use entropy::{EntropyNorm, KozachenkoLeonenko, kl_entropy};
