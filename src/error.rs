@@ -116,13 +116,15 @@ fn origin_prefix(origin: &[PathBuf]) -> String {
     format!("{}: ", files.join(" and "))
 }
 
-/// Which of the two inputs of an estimate.
+/// Which input of an estimate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
     /// `x`.
     X,
     /// `y`.
     Y,
+    /// `z`, the conditioning set of `I(X; Y | Z)`.
+    Z,
 }
 
 impl std::fmt::Display for Side {
@@ -130,6 +132,7 @@ impl std::fmt::Display for Side {
         f.write_str(match self {
             Side::X => "x",
             Side::Y => "y",
+            Side::Z => "z",
         })
     }
 }
@@ -214,6 +217,14 @@ pub enum InputError {
         x: usize,
         /// Rows of y.
         y: usize,
+    },
+    /// A conditioning set `z` whose rows do not pair with x's.
+    #[error("z has {z} rows, x has {x} rows: z must have one row per sample")]
+    GivenRows {
+        /// Rows of x.
+        x: usize,
+        /// Rows of z.
+        z: usize,
     },
     /// Fewer rows than any estimate needs.
     #[error("too few rows: {rows}; an estimate needs at least {min}")]

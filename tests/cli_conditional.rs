@@ -153,3 +153,38 @@ fn a_declared_label_refuses_an_estimator_that_reads_numbers() {
     assert_eq!(v["estimates"][0]["estimator"].as_str().unwrap().split(':').next(), Some("ross"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The conditioning columns follow the data rules as x and y do: a NaN in z is named by file,
+/// line, row and column name (it was `z has a non-finite value NaN at row 2, column 0`), and a
+/// z column that looks like a class label is noted on stderr (data rule 6).
+#[test]
+fn conditioning_columns_follow_the_data_rules() {
+    let dir = temp_dir("cli-conditional", "z-rules");
+    let (_, [x, y, z]) = write_task(&dir, "common-cause-1", 8);
+    let mut s = String::from("x,y,z,group\n");
+    for i in 0..N {
+        s += &format!("{:?},{:?},{:?},{}\n", x[(i, 0)], y[(i, 0)], z[(i, 0)], i % 3);
+    }
+    let grouped = dir.join("grouped.csv");
+    std::fs::write(&grouped, &s).unwrap();
+    let g = grouped.to_str().unwrap();
+    let base = ["--x-cols", "x", "--y-cols", "y", "--estimators", "gaussian", "--quiet", "--json"];
+    let (ok, _, err) = run(&[&["--x", g, "--given", "z,group"][..], &base].concat());
+    assert!(ok, "{err}");
+    assert!(
+        err.contains(&format!(
+            "warning: {g}: column of z with few distinct whole-number values (column 3 ('group'): 3 values) is read as numbers"
+        ))
+            && err.contains("no conditional estimator for labels"),
+        "{err}"
+    );
+    let holed = dir.join("holed.csv");
+    let mut lines: Vec<String> = s.lines().map(String::from).collect();
+    lines[3] = lines[3].replacen(&format!("{:?}", z[(2, 0)]), "NaN", 1);
+    std::fs::write(&holed, lines.join("\n") + "\n").unwrap();
+    let h = holed.to_str().unwrap();
+    let (ok, _, err) = run(&[&["--x", h, "--given", "z"][..], &base].concat());
+    assert!(!ok, "{err}");
+    assert_eq!(err, format!("error: {h}: z, line 4 (row 2), column 2 ('z'): value NaN is not finite\n"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -3,11 +3,14 @@
 //! gcmi's formula, brute-force numpy), to 1e-9.
 //!
 //! The constants were printed by `tests/reference/discrete_reference.py` (Python 3.12.1,
-//! numpy 2.5.5, scipy 1.18.1) and pasted unchanged. The data are generated bit-identically here
+//! numpy 2.5.5, scipy 1.18.1) and, for the mixed KSG with declared labels,
+//! `tests/reference/mixed_labels_reference.py` (Python 3.11.7, numpy 2.4.6, scipy 1.17.1), and
+//! pasted unchanged. The data are generated bit-identically here
 //! and there (the splitmix64 normals of `classical_reference.py`; labels are counts of
 //! thresholds crossed); the first rows are checked against the script's printout first.
 
 use mibound::data::VarKind;
+use mibound::data::kinds::LabelColumns;
 use mibound::estimators::classical::{
     ConditionalSpec, Ross, Side, TieNoise, cmi_ksg, discrete_mi, feature_mi, gaussian_cmi, mi_matrix, mixed_ksg_mi,
     ross_mi,
@@ -50,6 +53,16 @@ const MATRIX_J: [[f64; 4]; 4] = [
 ];
 // ---- end of printout ----
 
+// ---- printed by tests/reference/mixed_labels_reference.py (Gao et al.'s Mixed_KSG on one-hot
+// labels scaled beyond every measured distance, and a brute-force discrete-metric version,
+// agreeing to 1e-9; permuting the codes leaves both unchanged) ----
+const MIXED_LABELS_G_K3: f64 = 0.23990267152731343;
+const MIXED_LABELS_G_K5: f64 = 0.2643726539489198;
+const MIXED_LABELS_E_K5: f64 = 0.2509345799498327;
+const MIXED_LABELS_K_K3: f64 = 0.6716286707044625;
+const MIXED_LABELS_K_K5: f64 = 0.41559209138994874;
+// ---- end of printout ----
+
 /// The agreement required (the 1e-9).
 const TOL: f64 = 1e-9;
 
@@ -65,7 +78,7 @@ fn col(n: usize, f: impl Fn(usize) -> f64) -> DMatrix<f64> {
     DMatrix::from_fn(n, 1, |i, _| f(i))
 }
 
-/// Data sets D–G of the script: (x, y).
+/// Data sets D–G of the script and K of `mixed_labels_reference.py`: (x, y).
 fn pair(name: char) -> (DMatrix<f64>, DMatrix<f64>) {
     match name {
         'D' => {
@@ -86,6 +99,12 @@ fn pair(name: char) -> (DMatrix<f64>, DMatrix<f64>) {
             let x =
                 DMatrix::from_fn(300, 2, |i, j| if j == 0 { g[(i, 0)] + 0.5 * y[i] } else { g[(i, 1)] - 0.5 * y[i] });
             (x, y)
+        }
+        'K' => {
+            let g = normals(18, 300, 3);
+            let ts: Vec<f64> = (0..41).map(|i| (i as f64 - 20.0) / 10.0).collect();
+            let x = DMatrix::from_fn(300, 2, |i, j| if j == 0 { thresholds(g[(i, 0)], &ts) } else { g[(i, 1)] });
+            (x, col(300, |i| g[(i, 0)] + 0.5 * g[(i, 1)] + 0.5 * g[(i, 2)]))
         }
         _ => {
             let g = normals(14, 400, 3);
@@ -169,13 +188,33 @@ fn ross_matches_scikit_learn_ennemi_and_the_brute_force_reference() {
     close("Ross estimator E, sides swapped", est.estimate(y.as_view(), x.as_view(), 5).unwrap().value, ROSS_E_K3);
 }
 
+/// Undeclared columns are numbers: Gao et al.'s code on the codes as they are.
 #[test]
 fn mixed_ksg_matches_gao_et_al_published_code() {
+    let none = LabelColumns::default();
     let (x, y) = pair('G');
-    close("mixed G k=3", mixed_ksg_mi(x.as_view(), y.as_view(), 3).unwrap(), MIXED_G_K3);
-    close("mixed G k=5", mixed_ksg_mi(x.as_view(), y.as_view(), 5).unwrap(), MIXED_G_K5);
+    close("mixed G k=3", mixed_ksg_mi(x.as_view(), y.as_view(), &none, 3).unwrap(), MIXED_G_K3);
+    close("mixed G k=5", mixed_ksg_mi(x.as_view(), y.as_view(), &none, 5).unwrap(), MIXED_G_K5);
     let (x, y) = pair('E');
-    close("mixed E k=5", mixed_ksg_mi(x.as_view(), y.as_view(), 5).unwrap(), MIXED_E_K5);
+    close("mixed E k=5", mixed_ksg_mi(x.as_view(), y.as_view(), &none, 5).unwrap(), MIXED_E_K5);
+}
+
+/// Declared labels are categories (the discrete metric): Gao et al.'s code on their one-hot
+/// encoding, scaled beyond every measured distance. K's classes smaller than k put a k-th
+/// neighbour in another class.
+#[test]
+fn mixed_ksg_with_labels_matches_gao_et_al_code_on_one_hot_labels() {
+    let (lx, ly) = (LabelColumns { x: vec![0], y: vec![] }, LabelColumns { x: vec![], y: vec![0] });
+    for (ds, labels, k, want) in [
+        ('G', &lx, 3, MIXED_LABELS_G_K3),
+        ('G', &lx, 5, MIXED_LABELS_G_K5),
+        ('E', &ly, 5, MIXED_LABELS_E_K5),
+        ('K', &lx, 3, MIXED_LABELS_K_K3),
+        ('K', &lx, 5, MIXED_LABELS_K_K5),
+    ] {
+        let (x, y) = pair(ds);
+        close(&format!("mixed {ds} k={k}, labels"), mixed_ksg_mi(x.as_view(), y.as_view(), labels, k).unwrap(), want);
+    }
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! exact by construction; this checks that the implementation keeps it so (the normal scores and
 //! tie-breaking noise fixed before permuting, the subsampling, the p-value's +1s).
 
+use mibound::data::kinds::LabelColumns;
 use mibound::estimators::significance::dependence_test;
 
 /// One `indep-` twin per family: normal (bivariate, dense, sparse), additive noise, bimodal,
@@ -39,7 +40,7 @@ fn independent_data_is_flagged_at_most_at_the_stated_rate() {
         for (n, sets) in [(100, SETS), (500, SETS), (2500, SUBSET_SETS)] {
             for s in 0..sets {
                 let (x, y) = task.draw(n, 7000 + s).unwrap();
-                let t = dependence_test(x.as_view(), y.as_view(), s).unwrap();
+                let t = dependence_test(x.as_view(), y.as_view(), &LabelColumns::default(), s).unwrap();
                 rejected += t.significant(0.05) as usize;
                 total += 1;
             }

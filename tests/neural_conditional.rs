@@ -4,9 +4,9 @@
 //! common cause (`I(X; Y) > 0`, `I(X; Y | Z) = 0`) and near the truth for a collider and a chain
 //! (`I(X; Y | Z) > 0`). Release mode, fixed seeds, n = 2000 rows, short training (below).
 //!
-//! Tolerances: the estimates of three sample seeds each, measured with
-//! `cargo test --release --test neural_conditional -- --nocapture` (the printed lines): see the
-//! comment at each bound.
+//! Tolerances: from the spread of the estimates over sample seeds 0–9, measured with
+//! `cargo test --release --test neural_conditional -- --nocapture` (the printed lines, with the
+//! loop over seeds 0–9); the test runs seeds 0–2. See the comment at the bounds.
 
 use mibound::data::rng;
 use mibound::estimators::classical::{CiTestConfig, ConditionalSpec};
@@ -42,16 +42,20 @@ fn estimate(task: &str, seed: u64) -> (f64, f64, (f64, f64)) {
     (e.value, t.true_cmi(), (e.interval.low, e.interval.high))
 }
 
-/// Over sample seeds 0–9 (the lines `--nocapture` prints, measured 2026-11-25), the error
-/// against the truth had mean −0.007 and sd 0.003 on the common cause, mean −0.011 and sd 0.011
-/// on the collider, mean −0.015 and sd 0.011 on the chain (largest 0.012, 0.029, 0.029). The
-/// bounds are |mean| + 4 sd, rounded up: 0.03 for the common cause, 0.07 for the other two.
+/// Over sample seeds 0–9 (the lines `--nocapture` prints, measured 2026-11-25 and again
+/// 2026-11-26, the same values), the error against the truth had mean −0.0069 and sd 0.0035 on
+/// the common cause (truth 0), mean −0.0107 and sd 0.0106 on the collider (0.144), mean −0.0148
+/// and sd 0.0113 on the chain (0.112); largest |error| 0.012, 0.029, 0.029. Each error must lie
+/// within its task's mean ± 4 sd, rounded outward to 0.005: the chain rule reads low here
+/// (InfoNCE's joint term is further below its truth), so the bounds are not centred on 0.
 #[test]
 fn chain_rule_reads_zero_given_a_common_cause_and_the_truth_otherwise() {
-    for (task, tolerance) in [("common-cause-1", 0.03), ("collider-1", 0.07), ("chain-2-0.5", 0.07)] {
+    let tasks =
+        [("common-cause-1", (-0.025, 0.010)), ("collider-1", (-0.055, 0.035)), ("chain-2-0.5", (-0.065, 0.035))];
+    for (task, (low, high)) in tasks {
         for seed in 0..3 {
             let (v, truth, _) = estimate(task, seed);
-            assert!((v - truth).abs() < tolerance, "{task} seed {seed}: {v} against {truth}");
+            assert!((low..=high).contains(&(v - truth)), "{task} seed {seed}: {v} against {truth}");
         }
     }
 }

@@ -65,8 +65,14 @@ fn what_cannot_use_labels_is_refused() {
 }
 
 /// The self-check's side-by-side copy declares the second copy's label columns too: on the
-/// channel, two independent copies read twice one copy (additivity within 2 ± 0.4), the check
-/// that fails when the second copy's labels are read as numbers.
+/// channel, two independent copies read about twice one copy, where the second copy's labels
+/// read as numbers gave a ratio of 0.77.
+///
+/// Tolerance from the measured spread: over sample (and estimator) seeds 0–9 with these short
+/// settings (a temporary loop over the seeds, `-- --nocapture`, 2026-11-26) the additivity ratio
+/// was 2.075, 1.919, 1.875, 1.847, 1.921, 1.866, 1.770, 1.785, 1.878, 1.797: mean 1.873, sd
+/// 0.088 (InfoNCE under-reads the doubled pair a little). The bound is that mean ± 4 sd,
+/// [1.52, 2.23]; seed 0 runs here.
 #[test]
 fn the_self_check_doubles_the_label_columns() {
     use mibound::estimators::compare;
@@ -78,5 +84,5 @@ fn the_self_check_doubles_the_label_columns() {
     let c = c.with_self_check(&specs, &s, (x.as_view(), y.as_view()), 0, None).unwrap();
     let sc = c.selfcheck.unwrap();
     println!("single {:.3} doubled {:.3} ratio {:.2}", sc.single, sc.doubled, sc.additivity_ratio);
-    assert!((sc.additivity_ratio - 2.0).abs() < 0.4, "{sc:?}");
+    assert!((1.52..=2.23).contains(&sc.additivity_ratio), "{sc:?}");
 }

@@ -311,8 +311,11 @@ def estimate(
     ``discrete_x`` and ``discrete_y`` name the columns of ``x`` and ``y`` (indices, or names of a
     DataFrame's columns) that are class labels, as ``mibound estimate --discrete`` does: the
     neural bounds embed them (one indicator per level, learned by the critic's first layer),
-    ``discrete``, ``ross`` and ``mixed-ksg`` read them as categories, and an estimator that
-    would read them as numbers (``ksg``, ``auto``, ``gaussian``, …) is refused by name.
+    ``discrete``, ``ross`` and ``mixed-ksg`` read them as categories, ``auto`` picks one of those
+    (``discrete`` when both sides are labels, ``ross`` when one side is labels and the other
+    measurements, ``mixed-ksg`` otherwise; above four joint dimensions InfoNCE, with that one as
+    its cross-check), and an estimator that would read them as numbers (``ksg``, ``gaussian``,
+    …) is refused by name.
 
     Raises ``ValueError`` for bad data or settings (the command line's sentence, with options
     named as here), ``TypeError`` for inputs that are not arrays of numbers and

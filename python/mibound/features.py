@@ -203,15 +203,20 @@ def conditional_test(
     """``mibound estimate --given`` on arrays: I(X; Y | Z) by each of ``estimators`` (``ksg`` or
     ``ksg:k=K`` — Frenzel–Pompe —, ``gaussian``; default: both; or a neural lower bound such as
     ``infonce``, by the chain rule I(X; (Y, Z)) − I(X; Z) with the library's default neural
-    settings, about ten seconds for 5000 rows; Ctrl-C stops it) with 95 % intervals, and Runge
-    (2018)'s local permutation test of X ⊥ Y | Z (``permutations`` permutations of x within
-    ``k_perm``-neighbourhoods of z; defaults: the library's). A :class:`mibound.Comparison` with
+    settings, about half a minute of one core for 5000 rows of three columns, more on a busy
+    machine; Ctrl-C stops it) with 95 % intervals, and Runge (2018)'s local permutation test of
+    X ⊥ Y | Z (``permutations`` permutations of x within ``k_perm``-neighbourhoods of z;
+    defaults: the library's). A :class:`mibound.Comparison` with
     ``dim_z``; its ``dependence_test.p_value`` is the test's p-value and ``significant`` whether
-    it is at most 0.05."""
+    it is at most 0.05. Columns of ``z`` that look like class labels (few whole-number values) are
+    noted with a :class:`mibound.DataWarning`, as ``mibound estimate --given`` notes them; a
+    non-finite value of ``z`` is a ``ValueError`` naming its row and column."""
     from . import Comparison
 
     if estimators is not None and not isinstance(estimators, str):
         estimators = list(estimators)
-    data = _native.conditional_test(_matrix(x, "x")[0], _matrix(y, "y")[0], _matrix(z, "z")[0],
-                                    _seed(random_state), estimators, permutations, k_perm)
+    zm, zn = _matrix(z, "z")
+    data = _native.conditional_test(_matrix(x, "x")[0], _matrix(y, "y")[0], zm, _seed(random_state), estimators,
+                                    permutations, k_perm, z_names=zn)
+    warn_notes(data.get("notes", []), stacklevel=3)
     return Comparison(data)

@@ -13,13 +13,13 @@ use mibound::data::kinds::{DISCRETE_MAX_LEVELS, LabelColumns, detect_kinds};
 use mibound::data::rules;
 use mibound::error::Error;
 use mibound::estimators::classical::{
-    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, ROSS_DEFAULT_K, TieNoise, check_label_columns,
-    feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix, reads_labels,
+    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, GIVEN_LABEL_HINT, ROSS_DEFAULT_K, TieNoise,
+    check_label_columns, feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix, reads_labels,
 };
 use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{
-    CheckedSettings, Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, compare,
-    compare_given, self_check_steps, training_steps,
+    CheckedSettings, Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, check_entropy_ceiling,
+    compare, compare_given, self_check_steps, training_steps,
 };
 use mibound::tasks::Parametric;
 use mibound::train::Progress;
@@ -516,12 +516,17 @@ fn estimate_one(
         let names: Vec<String> = call.specs.iter().map(|s| s.to_string()).collect();
         return Err(py_err(Error::param("estimator", names.join(","), "name exactly one estimator")));
     };
-    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| match spec.bound() {
-        // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
-        Some(b) => Ok(estimate_bounds(&[b], &settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?
-            .estimates
-            .remove(0)),
-        None => spec.build(settings)?.estimate(xv, yv, call.seed),
+    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| {
+        let mut e = match spec.bound() {
+            // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
+            Some(b) => estimate_bounds(&[b], &settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?
+                .estimates
+                .remove(0),
+            None => spec.build(settings)?.estimate(xv, yv, call.seed)?,
+        };
+        // The labels' entropy ceiling, as `compare` checks it.
+        check_entropy_ceiling(std::slice::from_mut(&mut e), xv, yv, &settings.neural.labels)?;
+        Ok(e)
     })?;
     let e: Estimate = e;
     let mut v = serde_json::to_value(&e).map_err(|err| PyRuntimeError::new_err(err.to_string()))?;
@@ -646,14 +651,13 @@ fn kinds_of(discrete: &[bool]) -> Vec<VarKind> {
 fn column_kinds(x: &Bound<'_, PyAny>, x_names: Option<Vec<String>>) -> PyResult<(Vec<bool>, Vec<String>)> {
     let input = Input::extract("X", x)?;
     let m = input.matrix("X").map_err(py_err)?;
-    let (kinds, notes) = detect_kinds(m.view(), "X", &[], DISCRETE_MAX_LEVELS);
-    let notes = notes
-        .iter()
-        .map(|n| match x_names.as_ref().and_then(|names| names.get(n.column)) {
-            Some(name) => format!("{n} [column '{name}'; pass discrete_features to declare the kinds]"),
-            None => format!("{n} [pass discrete_features to declare the kinds]"),
-        })
-        .collect();
+    let (kinds, mut notes) = detect_kinds(m.view(), "X", &[], DISCRETE_MAX_LEVELS);
+    for n in &mut notes {
+        if let Some(name) = x_names.as_ref().and_then(|names| names.get(n.column)) {
+            n.name = name.clone();
+        }
+    }
+    let notes = notes.iter().map(|n| format!("{n} (pass discrete_features to declare the kinds)")).collect();
     Ok((kinds.iter().map(|&k| k == VarKind::Discrete).collect(), notes))
 }
 
@@ -747,7 +751,7 @@ fn conditional_mi(
 /// permutation test (`permutations`, `k_perm`; default: the library's), as a dict of the
 /// command line's JSON with `dim_z`.
 #[pyfunction]
-#[pyo3(signature = (x, y, z, seed, estimators=None, permutations=None, k_perm=None))]
+#[pyo3(signature = (x, y, z, seed, estimators=None, permutations=None, k_perm=None, z_names=None))]
 #[allow(clippy::too_many_arguments)]
 fn conditional_test(
     py: Python<'_>,
@@ -758,6 +762,7 @@ fn conditional_test(
     estimators: Option<&Bound<'_, PyAny>>,
     permutations: Option<i64>,
     k_perm: Option<i64>,
+    z_names: Option<Vec<String>>,
 ) -> PyResult<PyObject> {
     let seed = count("seed", seed)?;
     let specs: Vec<ConditionalSpec> = match estimators {
@@ -776,6 +781,15 @@ fn conditional_test(
     let inputs = [Input::extract("x", x)?, Input::extract("y", y)?, Input::extract("z", z)?];
     let [xm, ym, zm] = xyz(&inputs)?;
     let (xv, yv, zv) = (xm.view(), ym.view(), zm.view());
+    // The data rules for z, as the command line's --given applies them (x and y are checked by
+    // the estimators): its sentences, columns named by z_names, label-like columns noted.
+    let iz = match &z_names {
+        Some(names) => rules::Input::named(zv, names),
+        None => rules::Input::new(zv),
+    };
+    let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };
+    let notes = rules::check_given(&iz, xv.nrows(), &asked)
+        .map_err(|problem| py_err(Error::Input { origin: Vec::new(), problem }))?;
     // A neural bound trains with the library's default settings; Ctrl-C stops it.
     let (settings, interrupt) = (Settings::default(), Interrupt::default());
     let mut reporter = Reporter { callback: None, total: 0, shown: u64::MAX };
@@ -783,7 +797,11 @@ fn conditional_test(
         compare_given(&specs, &settings, xv, yv, zv, &test, seed, Some(&interrupt as &dyn Progress))
     })?
     .map_err(py_err)?;
-    from_json(py, &c.to_json(Unit::Nats).map_err(py_err)?)
+    let notes: Vec<serde_json::Value> =
+        notes.iter().map(|n| serde_json::json!({"code": n.code(), "message": n.to_string()})).collect();
+    let z_columns: Vec<String> = iz.columns.iter().map(|c| c.name.clone()).collect();
+    let extra = serde_json::json!({"notes": notes, "z_columns": z_columns});
+    from_json(py, &with_rules(c.to_json(Unit::Nats).map_err(py_err)?, extra))
 }
 
 /// Raises the exception that the library error of kind `kind` becomes (for the tests of the

@@ -78,7 +78,7 @@ def test_string_labels_are_classes(mixed):
 
 def test_auto_detects_integer_columns_and_says_so(mixed):
     X, y, _ = mixed
-    with pytest.warns(mibound.DataWarning, match="column 4 of X has 3 distinct integer values"):
+    with pytest.warns(mibound.DataWarning, match=r"column 4 \('4'\) of X has 3 distinct integer values"):
         auto = mibound.mutual_info_regression(X, y, random_state=0)
     declared = mibound.mutual_info_regression(X, y, discrete_features=[4, 5], random_state=0)
     assert np.array_equal(auto, declared)
@@ -91,7 +91,7 @@ def test_a_dataframe_names_columns_in_notes_and_matrix(mixed):
     pd = pytest.importorskip("pandas")
     X, y, _ = mixed
     df = pd.DataFrame(X, columns=["a", "b", "c", "d", "colour", "size"])
-    with pytest.warns(mibound.DataWarning, match="column 'colour'"):
+    with pytest.warns(mibound.DataWarning, match=r"column 4 \('colour'\) of X"):
         m = mibound.mi_matrix(df, random_state=0)
     assert isinstance(m, pd.DataFrame)
     assert list(m.index) == list(df.columns) and list(m.columns) == list(df.columns)
@@ -157,6 +157,24 @@ def test_conditional_test_finds_a_collider_and_not_a_common_cause():
     z = rng.standard_normal(400)
     x, y = z + rng.standard_normal(400), z + rng.standard_normal(400)
     assert not mibound.conditional_test(x, y, z, random_state=0).significant
+
+
+def test_conditioning_columns_follow_the_data_rules():
+    """z as the command line's --given reads it: a NaN is the data rules' sentence (row and
+    column named, as for x and y), and a column that looks like a class label is a DataWarning."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(3)
+    x, y = rng.standard_normal(300), rng.standard_normal(300)
+    z = pd.DataFrame({"z": x + y + rng.standard_normal(300), "group": np.arange(300) % 3})
+    with pytest.warns(mibound.DataWarning, match=r"column of z with few distinct whole-number values \(column 1 \('group'\): 3 values\)"):
+        mibound.conditional_test(x, y, z, estimators="gaussian", permutations=19)
+    z.loc[2, "z"] = np.nan
+    with pytest.raises(ValueError) as e:
+        mibound.conditional_test(x, y, z, estimators="gaussian")
+    assert str(e.value) == "z, row 2, column 0 ('z'): value NaN is not finite"
+    with pytest.raises(ValueError) as e:
+        mibound.conditional_mi(x, y, z.to_numpy())
+    assert str(e.value) == "z, row 2, column 0 ('0'): value NaN is not finite"
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,9 @@ use super::output::io_err;
 use super::report::{json, table};
 use super::{EstimateOpts, InputOpts};
 use crate::data::files::{read_table_with, select_columns};
+use crate::data::rules;
 use crate::error::{Error, Result};
-use crate::estimators::classical::{CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL};
+use crate::estimators::classical::{CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, GIVEN_LABEL_HINT};
 use crate::estimators::{DEFAULT_ESTIMATORS, Settings, compare_given};
 use std::io::Write;
 use std::path::Path;
@@ -24,9 +25,6 @@ fn specs(opts: &EstimateOpts) -> Result<(Vec<ConditionalSpec>, Settings)> {
     };
     Ok((specs, settings))
 }
-
-/// What `estimate --given` tells a user whose x or y columns look like class labels.
-const GIVEN_LABEL_HINT: &str = "every conditional estimator here reads numbers (mibound has no conditional estimator for labels yet): read the estimate with care";
 
 /// The options of `estimate` that have no meaning with `--given`, refused by name.
 fn refuse_unused(output: &Output<'_>, discrete: Option<&str>) -> Result<()> {
@@ -55,9 +53,8 @@ pub fn estimate_given(
     opts: &EstimateOpts,
     unit: Unit,
     output: Output<'_>,
-    discrete: Option<&str>,
 ) -> Result<()> {
-    refuse_unused(&output, discrete)?;
+    refuse_unused(&output, files.discrete)?;
     let (specs, settings) = specs(opts)?;
     let csv = input.csv()?;
     let l = load_xy_named(files, input, Some(GIVEN_LABEL_HINT))?;
@@ -75,12 +72,14 @@ pub fn estimate_given(
             ),
         });
     }
-    let (z, _) = t.select(&zc);
-    if z.nrows() != l.x.nrows() {
-        return Err(Error::Data {
-            path: files.x.to_path_buf(),
-            msg: format!("z has {} rows but x has {} (rows were dropped by the data rules?)", z.nrows(), l.x.nrows()),
-        });
+    let (z, z_columns) = t.select(files.x, &zc)?;
+    // The data rules for z, as for x and y: NaN named by file, line and column; label-like noted.
+    let iz = rules::Input { values: z.as_view(), columns: z_columns, lines: &t.lines };
+    let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };
+    let notes = rules::check_given(&iz, l.x.nrows(), &asked)
+        .map_err(|problem| Error::Input { origin: vec![files.x.to_path_buf()], problem })?;
+    for note in &notes {
+        eprintln!("warning: {}: {note}", files.x.display());
     }
     let bounds: Vec<_> = specs
         .iter()

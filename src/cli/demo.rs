@@ -16,7 +16,8 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
     );
     sample("gaussian", n, 20, 2.0, seed, out)?;
     let (xf, yf) = (out.join("x.npy"), out.join("y.npy"));
-    let (x, y) = load_xy(&Files { x: &xf, y: Some(&yf), x_cols: None, y_cols: None }, &InputOpts::default())?;
+    let (x, y) =
+        load_xy(&Files { x: &xf, y: Some(&yf), x_cols: None, y_cols: None, discrete: None }, &InputOpts::default())?;
     let opts = EstimateOpts { seed, ..EstimateOpts::default() };
     println!("Equivalent command: mibound estimate --x {0}/x.npy --y {0}/y.npy --plot {0}/trace.png\n", out.display());
     let plot = out.join("trace.png");

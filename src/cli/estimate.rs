@@ -4,7 +4,7 @@ use super::output::{io_err, write_atomic};
 use super::report::{json, table, trace_csv};
 use super::trace_plot::trace_figure;
 use super::{EstimateOpts, InputOpts};
-use crate::data::files::{CsvOptions, Table, parse_delimiter, read_table_with, select_columns};
+use crate::data::files::{CsvOptions, Table, declared_columns, parse_delimiter, read_table_with, select_columns};
 use crate::data::rules::{self, InputError, Side};
 use crate::error::{Error, Result};
 pub use crate::estimators::Unit;
@@ -31,6 +31,8 @@ pub struct Files<'a> {
     pub x_cols: Option<&'a str>,
     /// Columns of the y file.
     pub y_cols: Option<&'a str>,
+    /// The declared label columns (`--discrete`): a label column may hold text (categories).
+    pub discrete: Option<&'a str>,
 }
 
 impl InputOpts {
@@ -65,7 +67,7 @@ pub struct Loaded {
 /// [`load_xy`] with the columns' names; with `label_hint`, columns that look like class labels
 /// are noted too ([`rules::Rules::label_hint`]).
 pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>) -> Result<Loaded> {
-    let Files { x, y, x_cols, y_cols } = *f;
+    let Files { x, y, x_cols, y_cols, discrete } = *f;
     let csv = input.csv()?;
     let tx = read_table_with(x, &csv)?;
     let (ty, y_path) = match y {
@@ -91,7 +93,8 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     if same && cx.iter().any(|c| cy.contains(c)) {
         return Err(Error::Data { path: x.to_path_buf(), msg: "the x and y column selections overlap".into() });
     }
-    let ((vx, nx), (vy, ny)) = (tx.select(&cx), ty.select(&cy));
+    let (vx, nx) = tx.select_labelled(x, &cx, &declared_columns(&tx, &cx, discrete))?;
+    let (vy, ny) = ty.select_labelled(y_path, &cy, &declared_columns(&ty, &cy, discrete))?;
     let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &tx.lines };
     let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &ty.lines };
     let asked = rules::Rules {
@@ -238,16 +241,16 @@ pub(super) fn run_and_report(
 const LABEL_HINT: &str = "say so with --discrete and use an estimator for labels (discrete, ross, mixed-ksg) or a neural bound (infonce), which embeds them";
 
 /// `mibound estimate`: the options are checked before the files are read. Columns named by
-/// `discrete` (`--discrete`) are labels: an estimator that would read them as numbers is refused
-/// ([`super::features::check_estimators`]).
+/// `files.discrete` (`--discrete`) are labels: an estimator that would read them as numbers is
+/// refused ([`super::features::check_estimators`]).
 pub fn estimate(
     files: &Files<'_>,
     input: &InputOpts,
     opts: &EstimateOpts,
     unit: Unit,
     output: Output<'_>,
-    discrete: Option<&str>,
 ) -> Result<()> {
+    let discrete = files.discrete;
     let cfg = config(opts)?;
     input.csv()?;
     // Nothing declared and an estimator that reads numbers: say which columns look like labels.

@@ -5,6 +5,7 @@
 use super::InputOpts;
 use super::estimate::{Files, Loaded, load_xy_named};
 use super::output::io_err;
+use crate::data::files::names_column as names;
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, detect_kinds};
 use crate::data::rules::Column;
 use crate::data::{KindNote, VarKind};
@@ -28,10 +29,15 @@ pub struct FeaturesArgs {
     /// Feature columns to use (names or indices, ranges a-b; default: all but the target).
     #[arg(long)]
     pub x_cols: Option<String>,
-    /// Columns that are discrete labels (names or indices); integer columns with at most 10
-    /// values are detected as discrete anyway, with a note. `none` turns detection off.
+    /// Columns (features or the target; names or indices) that are discrete labels, which may hold
+    /// text. Undeclared integer columns with at most 10 values are detected as discrete, with a
+    /// note; `none` turns that detection off for the features (the target is still detected).
     #[arg(long)]
     pub discrete: Option<String>,
+    /// Columns (features or the target; names or indices) that are measurements, read as numbers
+    /// even when they have few integer values.
+    #[arg(long)]
+    pub continuous: Option<String>,
     /// Neighbours (scikit-learn's n_neighbors).
     #[arg(long, default_value_t = ROSS_DEFAULT_K)]
     pub k: usize,
@@ -45,48 +51,80 @@ pub struct FeaturesArgs {
     pub json: bool,
 }
 
-/// Whether `item` (a name, an index or a range `a-b` of indices) names `col`.
-fn names(item: &str, col: &Column) -> bool {
-    if item == col.name {
-        return true;
+/// The column kinds a user declared: `--discrete` and `--continuous` lists (names, indices,
+/// ranges `a-b`), and whether the columns declared neither are detected ([`detect_kinds`];
+/// `--discrete none` turns detection off).
+pub(super) struct Declared<'a> {
+    discrete: Vec<&'a str>,
+    continuous: Vec<&'a str>,
+    /// Whether undeclared columns are detected (`--discrete none` says no).
+    pub detect: bool,
+}
+
+impl<'a> Declared<'a> {
+    /// The lists of `--discrete` (`discrete`; `none` for no detection) and `--continuous`: every
+    /// item must name a column of `all` (the columns of both sides), and no column may be in
+    /// both lists, or it is an error naming the option.
+    pub(super) fn new(discrete: Option<&'a str>, continuous: Option<&'a str>, all: &[&Column]) -> Result<Self> {
+        let items = |d: Option<&'a str>| -> Vec<&'a str> {
+            d.map_or(vec![], |d| d.split(',').map(str::trim).filter(|s| !s.is_empty()).collect())
+        };
+        let (mut discrete, continuous) = (items(discrete), items(continuous));
+        let detect = discrete != ["none"];
+        if !detect {
+            discrete.clear();
+        }
+        for (flag, list) in [("--discrete", &discrete), ("--continuous", &continuous)] {
+            if let Some(bad) = list.iter().find(|i| !all.iter().any(|c| names(i, c))) {
+                let known: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+                let why = format!("names no selected column (columns: {})", known.join(", "));
+                return Err(Error::param(flag, bad, &why));
+            }
+        }
+        let both = all.iter().find(|c| discrete.iter().any(|i| names(i, c)) && continuous.iter().any(|i| names(i, c)));
+        if let Some(c) = both {
+            return Err(Error::param("--continuous", &c.name, "is also declared --discrete: declare each column once"));
+        }
+        Ok(Declared { discrete, continuous, detect })
     }
-    match item.split_once('-') {
-        Some((a, b)) if !a.is_empty() => match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
-            (Ok(a), Ok(b)) => (a..=b).contains(&col.index),
-            _ => false,
-        },
-        _ => item.parse::<usize>().is_ok_and(|j| j == col.index),
+
+    /// Whether a column is declared a label.
+    pub(super) fn is_discrete(&self, c: &Column) -> bool {
+        self.discrete.iter().any(|i| names(i, c))
+    }
+
+    /// The kinds of `columns` (of side `side`, values `m`): declared, else detected with a note
+    /// naming the column by its index in the file and its name when `detect`, else continuous.
+    pub(super) fn kinds(
+        &self,
+        m: &DMatrix<f64>,
+        side: &str,
+        columns: &[Column],
+        detect: bool,
+    ) -> (Vec<VarKind>, Vec<KindNote>) {
+        let decl: Vec<Option<VarKind>> = columns
+            .iter()
+            .map(|c| match (self.is_discrete(c), self.continuous.iter().any(|i| names(i, c))) {
+                (true, _) => Some(VarKind::Discrete),
+                (false, true) => Some(VarKind::Continuous),
+                (false, false) => (!detect).then_some(VarKind::Continuous),
+            })
+            .collect();
+        let (kinds, mut notes) = detect_kinds(m.as_view(), side, &decl, DISCRETE_MAX_LEVELS);
+        // Notes name the file's column, not the position in the selection.
+        for n in &mut notes {
+            let c = &columns[n.column];
+            (n.column, n.name) = (c.index, c.name.clone());
+        }
+        (kinds, notes)
     }
 }
 
-/// The kinds of `columns` (of side `side`, values `m`): the ones `declared` names are discrete
-/// (`none` declares all continuous and turns detection off); the others are detected
-/// ([`detect_kinds`]), each detection a note. Every item of `declared` must name a column of
-/// `all` (the columns of both sides), or it is an error naming `flag`.
-pub(super) fn kinds(
-    m: &DMatrix<f64>,
-    side: &str,
-    columns: &[Column],
-    declared: Option<&str>,
-    all: &[&Column],
-    flag: &str,
-) -> Result<(Vec<VarKind>, Vec<KindNote>)> {
-    let items: Vec<&str> = declared.map_or(vec![], |d| d.split(',').map(str::trim).filter(|s| !s.is_empty()).collect());
-    if items == ["none"] {
-        return Ok((vec![VarKind::Continuous; columns.len()], Vec::new()));
+/// Prints each detection note on stderr with how to declare the column a measurement instead.
+pub(super) fn print_notes(notes: &[KindNote]) {
+    for n in notes {
+        eprintln!("note: {n} (read it as a measurement with --continuous '{}')", n.name);
     }
-    if let Some(bad) = items.iter().find(|i| !all.iter().any(|c| names(i, c))) {
-        let known: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
-        return Err(Error::param(flag, bad, &format!("names no selected column (columns: {})", known.join(", "))));
-    }
-    let decl: Vec<Option<VarKind>> =
-        columns.iter().map(|c| items.iter().any(|i| names(i, c)).then_some(VarKind::Discrete)).collect();
-    let (kinds, mut notes) = detect_kinds(m.as_view(), side, &decl, DISCRETE_MAX_LEVELS);
-    // Notes name the file's column, not the position in the selection.
-    for n in &mut notes {
-        n.column = columns[n.column].index;
-    }
-    Ok((kinds, notes))
 }
 
 /// `estimate --discrete`: the declared kinds of x's and y's columns checked against every
@@ -98,11 +136,10 @@ pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Op
     let Some(declared) = discrete else { return Ok(LabelColumns::default()) };
     let all: Vec<&Column> = l.x_columns.iter().chain(&l.y_columns).collect();
     let mut sides = Vec::new();
-    for (m, cols) in [(&l.x, &l.x_columns), (&l.y, &l.y_columns)] {
-        // `kinds` checks that every declared item names a column; detection is not used here.
-        kinds(m, "x", cols, Some(declared), &all, "--discrete")?;
-        let listed = |c: &Column| declared.split(',').any(|i| names(i.trim(), c));
-        sides.push(cols.iter().enumerate().filter(|(_, c)| listed(c)).map(|(j, _)| j).collect());
+    // Every declared item must name a column; detection is not used here.
+    let d = Declared::new(Some(declared), None, &all)?;
+    for cols in [&l.x_columns, &l.y_columns] {
+        sides.push(cols.iter().enumerate().filter(|(_, c)| d.is_discrete(c)).map(|(j, _)| j).collect());
     }
     let y = sides.pop().unwrap_or_default();
     let labels = LabelColumns { x: sides.pop().unwrap_or_default(), y };
@@ -112,18 +149,21 @@ pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Op
 
 /// `mibound features`.
 pub fn features(a: &FeaturesArgs) -> Result<()> {
-    let files = Files { x: &a.x, y: None, x_cols: a.x_cols.as_deref(), y_cols: Some(&a.target) };
+    // `--discrete none` declares no label.
+    let discrete = a.discrete.as_deref().filter(|d| d.trim() != "none");
+    let files = Files { x: &a.x, y: None, x_cols: a.x_cols.as_deref(), y_cols: Some(&a.target), discrete };
     let l = load_xy_named(&files, &a.input, None)?;
     if l.y.ncols() != 1 {
         return Err(Error::param("--target", &a.target, "must name exactly one column"));
     }
     let all: Vec<&Column> = l.x_columns.iter().chain(&l.y_columns).collect();
-    let (xk, mut notes) = kinds(&l.x, "the table", &l.x_columns, a.discrete.as_deref(), &all, "--discrete")?;
-    let (yk, ynotes) = kinds(&l.y, "the table", &l.y_columns, a.discrete.as_deref(), &all, "--discrete")?;
+    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all)?;
+    // `--discrete none` turns detection off for the features; the target is detected unless
+    // declared, so a class target stays a class.
+    let (xk, mut notes) = d.kinds(&l.x, "the table", &l.x_columns, d.detect);
+    let (yk, ynotes) = d.kinds(&l.y, "the table", &l.y_columns, true);
     notes.extend(ynotes);
-    for n in &notes {
-        eprintln!("note: {n}");
-    }
+    print_notes(&notes);
     let y: Vec<f64> = l.y.column(0).iter().copied().collect();
     let mi = feature_mi(l.x.as_view(), &xk, &y, yk[0], a.k, &TieNoise::Seeded(a.seed))?;
     let mut order: Vec<usize> = (0..mi.len()).collect();

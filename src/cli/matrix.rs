@@ -2,9 +2,9 @@
 //! (`estimators::classical::features::mi_matrix`), as a table, JSON and a heat map.
 
 use super::InputOpts;
-use super::features::kinds;
+use super::features::{Declared, print_notes};
 use super::output::io_err;
-use crate::data::files::read_table_with;
+use crate::data::files::{declared_columns, read_table_with};
 use crate::data::rules::{self, Column};
 use crate::error::{Error, Result};
 use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, mi_matrix};
@@ -20,10 +20,15 @@ pub struct MatrixArgs {
     /// Columns to use (names or indices, ranges a-b; default: all).
     #[arg(long)]
     pub cols: Option<String>,
-    /// Columns that are discrete labels (names or indices); integer columns with at most 10
-    /// values are detected as discrete anyway, with a note. `none` turns detection off.
+    /// Columns that are discrete labels (names or indices), which may hold text. Undeclared
+    /// integer columns with at most 10 values are detected as discrete, with a note; `none` turns
+    /// that detection off.
     #[arg(long)]
     pub discrete: Option<String>,
+    /// Columns that are measurements (names or indices), read as numbers even when they have few
+    /// integer values.
+    #[arg(long)]
+    pub continuous: Option<String>,
     /// Neighbours.
     #[arg(long, default_value_t = ROSS_DEFAULT_K)]
     pub k: usize,
@@ -50,7 +55,8 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     if cols.len() < 2 {
         return Err(Error::Data { path: a.x.clone(), msg: "matrix needs at least two columns".into() });
     }
-    let (values, columns) = t.select(&cols);
+    let declared = a.discrete.as_deref().filter(|d| d.trim() != "none");
+    let (values, columns) = t.select_labelled(&a.x, &cols, &declared_columns(&t, &cols, declared))?;
     let input = rules::Input { values: values.as_view(), columns, lines: &t.lines };
     // The data rules with the table as both sides: one column each is enough to check the
     // values; constant columns are refused (their MI with anything is 0, and KSG's scaling fails).
@@ -64,10 +70,9 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     let (m, _) = checked.select(&input, &input);
     let columns: Vec<Column> = checked.x_columns;
     let all: Vec<&Column> = columns.iter().collect();
-    let (kinds, notes) = kinds(&m, "the table", &columns, a.discrete.as_deref(), &all, "--discrete")?;
-    for n in &notes {
-        eprintln!("note: {n}");
-    }
+    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all)?;
+    let (kinds, notes) = d.kinds(&m, "the table", &columns, d.detect);
+    print_notes(&notes);
     let mi = mi_matrix(m.as_view(), &kinds, a.k, &TieNoise::Seeded(a.seed))?;
     let labels: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
     if let Some(p) = &a.plot {

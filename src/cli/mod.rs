@@ -151,8 +151,9 @@ enum Command {
         #[arg(long)]
         y_cols: Option<String>,
         /// Columns (of x or y, names or indices) that are discrete labels: the neural bounds embed
-        /// them (one-hot), discrete, ross and mixed-ksg read them as categories, and estimators
-        /// that would read them as numbers are refused, with the one to use instead.
+        /// them (one-hot), discrete, ross and mixed-ksg read them as categories, auto picks one of
+        /// those (with InfoNCE above 4 joint dimensions), and estimators that would read them as
+        /// numbers are refused, with the one to use instead.
         #[arg(long)]
         discrete: Option<String>,
         /// Columns of the x file to condition on: estimate I(X; Y | Z) with the conditional form
@@ -465,12 +466,17 @@ pub fn main() -> ExitCode {
             quiet,
             selfcheck,
         } => {
-            let files =
-                estimate::Files { x: &x, y: y.as_deref(), x_cols: x_cols.as_deref(), y_cols: y_cols.as_deref() };
+            let files = estimate::Files {
+                x: &x,
+                y: y.as_deref(),
+                x_cols: x_cols.as_deref(),
+                y_cols: y_cols.as_deref(),
+                discrete: discrete.as_deref(),
+            };
             let output = estimate::Output { json, trace: trace.as_deref(), plot: plot.as_deref(), quiet, selfcheck };
             estimate::Unit::from_options(unit.as_deref(), bits).and_then(|unit| match given {
-                Some(z) => conditional::estimate_given(&files, &z, &input, &opts, unit, output, discrete.as_deref()),
-                None => estimate::estimate(&files, &input, &opts, unit, output, discrete.as_deref()),
+                Some(z) => conditional::estimate_given(&files, &z, &input, &opts, unit, output),
+                None => estimate::estimate(&files, &input, &opts, unit, output),
             })
         }
         Command::Features(args) => features::features(&args),

@@ -22,18 +22,84 @@ fn data_err(path: &Path, msg: impl Into<String>) -> Error {
 }
 
 /// A table of samples: one row per sample, with column names.
+///
+/// A CSV column with a cell that is not a number (text, or an empty cell) is kept as text and
+/// refused only when it is selected ([`Table::select`]): a column nobody asked for never blocks
+/// the others. Declared as a label ([`Table::select_labelled`]), a text column is read as
+/// categories.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
-    /// Values, `rows × columns`.
+    /// Values, `rows × columns`; NaN throughout a column kept as text.
     pub values: DMatrix<f64>,
     /// Column names (`"0"`, `"1"`, … when the file has none; an empty header cell is named
     /// `"Unnamed: j"`, as pandas names it).
     pub columns: Vec<String>,
     /// For a CSV file, the 1-based line of the file each row was read from; empty for `.npy`.
     pub lines: Vec<usize>,
+    /// For each column, its cells as text when one of them is not a number (else `None`).
+    text: Vec<Option<TextColumn>>,
+}
+
+/// A CSV column with a cell that is not a number: its cells as written and the first such cell.
+#[derive(Clone, Debug, PartialEq)]
+struct TextColumn {
+    cells: Vec<String>,
+    /// The first cell (data row) that is not a number.
+    first: usize,
 }
 
 impl Table {
+    /// The columns `cols` (0-based) of the table, with how messages name them. A selected column
+    /// with a cell that is not a number is an error naming the file `path`, the first such cell's
+    /// line, row and column (the first in reading order among the selected columns).
+    pub fn select(&self, path: &Path, cols: &[usize]) -> Result<(DMatrix<f64>, Vec<Column>)> {
+        self.select_labelled(path, cols, &[])
+    }
+
+    /// [`Table::select`], where the columns `labels` (among `cols`) are class labels: one of them
+    /// held as text is read as categories, each distinct text (as written, spaces trimmed) one
+    /// level, coded `0, 1, 2, …` in sorted (byte) order of the texts — numpy's `unique` and
+    /// scikit-learn's `LabelEncoder` order. An empty cell is refused there too.
+    pub fn select_labelled(
+        &self,
+        path: &Path,
+        cols: &[usize],
+        labels: &[usize],
+    ) -> Result<(DMatrix<f64>, Vec<Column>)> {
+        let refused = cols
+            .iter()
+            .filter_map(|&j| {
+                let t = self.text[j].as_ref()?;
+                let at = if labels.contains(&j) { t.cells.iter().position(String::is_empty)? } else { t.first };
+                Some((at, j))
+            })
+            .min();
+        if let Some((row, j)) = refused {
+            let cell = &self.text[j].as_ref().expect("a text column").cells[row];
+            let at = format!("{}, {}", self.row(row), self.column(j));
+            return Err(data_err(
+                path,
+                if cell.is_empty() {
+                    format!("{at}: empty cell; every value is needed (drop or fill missing values)")
+                } else {
+                    format!("{at}: '{cell}' is not a number")
+                },
+            ));
+        }
+        let mut values = self.values.select_columns(cols);
+        for (k, &j) in cols.iter().enumerate() {
+            if let Some(t) = &self.text[j] {
+                let mut levels: Vec<&str> = t.cells.iter().map(String::as_str).collect();
+                levels.sort_unstable();
+                levels.dedup();
+                for (i, cell) in t.cells.iter().enumerate() {
+                    values[(i, k)] = levels.binary_search(&cell.as_str()).unwrap_or_default() as f64;
+                }
+            }
+        }
+        Ok((values, cols.iter().map(|&j| self.column(j)).collect()))
+    }
+
     /// Data row `i` for messages: `row i` (0-based), with its line for a CSV file.
     pub fn row(&self, i: usize) -> Row {
         Row { index: i, line: self.lines.get(i).copied() }
@@ -42,11 +108,6 @@ impl Table {
     /// Column `j` with its name.
     pub fn column(&self, j: usize) -> Column {
         Column { index: j, name: self.columns[j].clone() }
-    }
-
-    /// The columns `cols` (0-based) of the table, with how messages name them.
-    pub fn select(&self, cols: &[usize]) -> (DMatrix<f64>, Vec<Column>) {
-        (self.values.select_columns(cols), cols.iter().map(|&j| self.column(j)).collect())
     }
 
     /// Whether the table was read from a CSV file.
@@ -147,7 +208,7 @@ fn parse_npy(b: &[u8]) -> std::result::Result<Table, String> {
     } else {
         DMatrix::from_fn(rows, cols, |i, j| value(i * cols + j))
     };
-    Ok(Table { values, columns: (0..cols).map(|j| j.to_string()).collect(), lines: Vec::new() })
+    Ok(Table { values, columns: (0..cols).map(|j| j.to_string()).collect(), lines: Vec::new(), text: vec![None; cols] })
 }
 
 /// Writes a 2-D float64 `.npy` array (C order).
@@ -267,8 +328,9 @@ pub fn read_csv(path: &Path) -> Result<Table> {
 /// Reads a CSV file of numbers: a UTF-8 BOM is skipped, CRLF and LF line ends are accepted,
 /// cells may be quoted (`"1.5"`, `"a, b"`), empty lines are skipped, and with a delimiter other
 /// than `,` a decimal comma (`1,5`) is read as a decimal point. Every row must have as many cells
-/// as the first; a missing, empty or non-numeric cell is an error naming its line, row and
-/// column (see the module docs).
+/// as the first. An empty or non-numeric cell is an error naming its line, row and column (see
+/// the module docs) when its column is selected ([`Table::select`]); a declared label column
+/// may hold text ([`Table::select_labelled`]).
 pub fn read_csv_with(path: &Path, opts: &CsvOptions) -> Result<Table> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     let text = decode_text(&bytes).map_err(|m| data_err(path, m))?;
@@ -348,6 +410,8 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
     let body = &records[usize::from(has_header)..];
     let mut data = Vec::with_capacity(body.len() * width);
     let mut lines = Vec::with_capacity(body.len());
+    // The first row of each column whose cell is not a number: that column is kept as text.
+    let mut first_text: Vec<Option<usize>> = vec![None; width];
     for (row, (line, r)) in body.iter().enumerate() {
         if r.len() != width {
             return Err(format!(
@@ -358,29 +422,46 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
             ));
         }
         for (j, c) in r.iter().enumerate() {
-            let v = match parse_number(c, decimal_comma) {
-                Some(v) => v,
-                None if c.is_empty() => {
-                    return Err(format!(
-                        "line {line} (row {row}), column {j} ('{}'): empty cell; every value is needed (drop or fill missing values)",
-                        columns[j]
-                    ));
-                }
-                None => {
-                    return Err(format!(
-                        "line {line} (row {row}), column {j} ('{}'): '{c}' is not a number",
-                        columns[j]
-                    ));
-                }
-            };
-            data.push(v);
+            data.push(parse_number(c, decimal_comma).unwrap_or_else(|| {
+                first_text[j].get_or_insert(row);
+                f64::NAN
+            }));
         }
         lines.push(*line);
     }
     if lines.is_empty() {
         return Err(format!("no data rows (only a header on line {first_line})"));
     }
-    Ok(Table { values: DMatrix::from_row_slice(lines.len(), width, &data), columns, lines })
+    let text = (0..width)
+        .map(|j| {
+            first_text[j].map(|first| TextColumn { cells: body.iter().map(|(_, r)| r[j].to_string()).collect(), first })
+        })
+        .collect();
+    Ok(Table { values: DMatrix::from_row_slice(lines.len(), width, &data), columns, lines, text })
+}
+
+/// Whether `item` of a column list — a name, a 0-based index, or a range `a-b` of indices —
+/// names the column `col` (a declared list such as `--discrete`, matched against the columns a
+/// selection kept).
+pub fn names_column(item: &str, col: &Column) -> bool {
+    if item == col.name {
+        return true;
+    }
+    match item.split_once('-') {
+        Some((a, b)) if !a.is_empty() => match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+            (Ok(a), Ok(b)) => (a..=b).contains(&col.index),
+            _ => false,
+        },
+        _ => item.parse::<usize>().is_ok_and(|j| j == col.index),
+    }
+}
+
+/// The columns of `table` among `cols` that an item of the comma-separated `declared` names
+/// ([`names_column`]); none without a list.
+pub fn declared_columns(table: &Table, cols: &[usize], declared: Option<&str>) -> Vec<usize> {
+    let Some(list) = declared else { return Vec::new() };
+    let items: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    cols.iter().copied().filter(|&j| items.iter().any(|i| names_column(i, &table.column(j)))).collect()
 }
 
 /// Parses a column selection — names or 0-based indices, comma-separated, with ranges `a-b`

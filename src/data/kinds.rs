@@ -4,10 +4,11 @@
 //! label that is wrong twice over: the order and spacing of the codes (0, 1, 2) are arbitrary,
 //! and a column of ties puts many points at distance 0, which KSG's counts and the copula's ranks
 //! were not built for. So each column has a [`VarKind`]: declared by the user (the command
-//! line's `--discrete COLS`, Python's `discrete_features=`), or, when not declared, detected by
-//! [`detect_kinds`]: a column whose values are all whole numbers and that has at most
-//! [`DISCRETE_MAX_LEVELS`] distinct values is treated as discrete, and a typed [`KindNote`]
-//! says so (the caller decides whether and how to show it; nothing here prints).
+//! line's `--discrete COLS` and `--continuous COLS`, Python's `discrete_features=`), or, when not
+//! declared, detected by [`detect_kinds`]: a column whose values are all whole numbers and that
+//! has at most [`DISCRETE_MAX_LEVELS`] distinct values is treated as discrete, and a typed
+//! [`KindNote`] says so, naming the column (the caller decides whether and how to show it, and
+//! adds how its surface declares a column continuous; nothing here prints).
 //!
 //! The estimators that accept each combination are chosen in
 //! [`crate::estimators::classical::mixed`] (`check_kinds`), which refuses the rest with one
@@ -90,10 +91,12 @@ impl VarKind {
 /// What the detection assumed about a column, as a fact; [`std::fmt::Display`] gives its sentence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KindNote {
-    /// Which input (`"x"`, `"y"`, `"z"`).
+    /// Which input (`"x"`, `"y"`, `"z"`, `"the table"`).
     pub side: String,
     /// Column (0-based).
     pub column: usize,
+    /// The column's name (its index as text when it has none).
+    pub name: String,
     /// Distinct values in the column.
     pub levels: usize,
     /// What was assumed.
@@ -104,8 +107,8 @@ impl std::fmt::Display for KindNote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "column {} of {} has {} distinct integer values: treated as discrete (declare it continuous to override)",
-            self.column, self.side, self.levels
+            "column {} ('{}') of {} has {} distinct integer values: treated as discrete",
+            self.column, self.name, self.side, self.levels
         )
     }
 }
@@ -128,10 +131,10 @@ pub fn integer_levels(col: impl Iterator<Item = f64>, max_levels: usize) -> Opti
     Some(seen.len())
 }
 
-/// The kinds of the columns of `m` (side `side` in notes): `declared[j]` where given, else
-/// discrete when [`integer_levels`] finds at most `max_levels` whole-number values (with a
-/// [`KindNote`]), else continuous. `declared` may be shorter than the number of columns
-/// (missing entries are undeclared).
+/// The kinds of the columns of `m` (side `side` in notes, each column named by its index until
+/// the caller names it): `declared[j]` where given, else discrete when [`integer_levels`] finds
+/// at most `max_levels` whole-number values (with a [`KindNote`]), else continuous. `declared`
+/// may be shorter than the number of columns (missing entries are undeclared).
 pub fn detect_kinds(
     m: DMatrixView<'_, f64>,
     side: &str,
@@ -146,7 +149,8 @@ pub fn detect_kinds(
             }
             match integer_levels(m.column(j).iter().copied(), max_levels) {
                 Some(levels) => {
-                    notes.push(KindNote { side: side.into(), column: j, levels, assumed: VarKind::Discrete });
+                    let (column, name, assumed) = (j, j.to_string(), VarKind::Discrete);
+                    notes.push(KindNote { side: side.into(), column, name, levels, assumed });
                     VarKind::Discrete
                 }
                 None => VarKind::Continuous,
@@ -199,10 +203,7 @@ mod tests {
         let (kinds, notes) = detect_kinds(m.as_view(), "x", &[], DISCRETE_MAX_LEVELS);
         assert_eq!(kinds, vec![VarKind::Discrete, VarKind::Continuous, VarKind::Continuous]);
         assert_eq!(notes.len(), 1);
-        assert_eq!(
-            notes[0].to_string(),
-            "column 0 of x has 4 distinct integer values: treated as discrete (declare it continuous to override)"
-        );
+        assert_eq!(notes[0].to_string(), "column 0 ('0') of x has 4 distinct integer values: treated as discrete");
         let (kinds, notes) = detect_kinds(m.as_view(), "x", &[Some(VarKind::Continuous)], DISCRETE_MAX_LEVELS);
         assert_eq!(kinds[0], VarKind::Continuous);
         assert!(notes.is_empty());

@@ -21,6 +21,9 @@
 //!    (its codes' order and spacing mean nothing, and its ties break KSG's counts). The caller
 //!    that lets a user declare such columns (`estimate --discrete`) asks only when nothing was
 //!    declared; `features` and `matrix` detect them instead ([`crate::data::kinds`]).
+//!
+//! For the conditioning set `z` of `I(X; Y | Z)` ([`check_given`]): rule 1, one row per row of x
+//! ([`InputError::GivenRows`]), rule 3 and, when asked, rule 6, each naming `z`.
 
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, integer_levels};
 use crate::error::describe_constant;
@@ -231,22 +234,39 @@ pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, Inp
         }
     }
     if let Some(hint) = &rules.label_hint {
-        for (side, used, input) in [(Side::X, &ux, x), (Side::Y, &uy, y)] {
-            let columns: Vec<(Column, usize)> = used
-                .iter()
-                .filter_map(|&j| {
-                    let levels = integer_levels(input.values.column(j).iter().copied(), DISCRETE_MAX_LEVELS)?;
-                    // Values seen twice on average: ties, not a short column of distinct numbers.
-                    (2 * levels <= input.values.nrows()).then(|| (input.columns[j].clone(), levels))
-                })
-                .collect();
-            if !columns.is_empty() {
-                notes.push(Note::LabelLike { side, columns, hint: hint.clone() });
-            }
-        }
+        notes.extend([(Side::X, &ux, x), (Side::Y, &uy, y)].iter().filter_map(|(s, u, i)| label_like(*s, u, i, hint)));
     }
     let names = |used: &[usize], input: &Input<'_>| used.iter().map(|&j| input.columns[j].clone()).collect();
     Ok(Checked { x_columns: names(&ux, x), y_columns: names(&uy, y), x: ux, y: uy, notes })
+}
+
+/// Rule 6 for the columns `used` of `input`: a [`Note::LabelLike`] naming those with at most
+/// [`DISCRETE_MAX_LEVELS`] whole-number values, each seen twice on average, if any.
+fn label_like(side: Side, used: &[usize], input: &Input<'_>, hint: &str) -> Option<Note> {
+    let columns: Vec<(Column, usize)> = used
+        .iter()
+        .filter_map(|&j| {
+            let levels = integer_levels(input.values.column(j).iter().copied(), DISCRETE_MAX_LEVELS)?;
+            // Values seen twice on average: ties, not a short column of distinct numbers.
+            (2 * levels <= input.values.nrows()).then(|| (input.columns[j].clone(), levels))
+        })
+        .collect();
+    (!columns.is_empty()).then(|| Note::LabelLike { side, columns, hint: hint.into() })
+}
+
+/// Applies the rules for a conditioning set (module docs) to `z`, beside an x of `x_rows` rows:
+/// at least one column, one row per row of x, every value finite, and, when `rules` asks
+/// ([`Rules::label_hint`]), a note on columns that look like class labels.
+pub fn check_given(z: &Input<'_>, x_rows: usize, rules: &Rules) -> Result<Vec<Note>, InputError> {
+    if z.values.ncols() == 0 {
+        return Err(InputError::NoColumns { side: Side::Z });
+    }
+    if z.values.nrows() != x_rows {
+        return Err(InputError::GivenRows { x: x_rows, z: z.values.nrows() });
+    }
+    check_finite(Side::Z, z)?;
+    let used: Vec<usize> = (0..z.values.ncols()).collect();
+    Ok(rules.label_hint.as_deref().and_then(|hint| label_like(Side::Z, &used, z, hint)).into_iter().collect())
 }
 
 /// The first non-finite value, row by row.
@@ -323,6 +343,22 @@ mod tests {
         let drop = Rules { drop_constant: true, ..Rules::default() };
         let ok = check(&input(&k), &input(&good), &drop).unwrap();
         assert_eq!((ok.x, ok.y.len(), ok.notes[0].code()), (vec![1], 2, "dropped-constant"));
+    }
+
+    #[test]
+    fn a_conditioning_set_follows_rules_1_to_3_and_6() {
+        let z = DMatrix::from_fn(6, 2, |i, j| if j == 0 { i as f64 * 0.7 } else { (i % 2) as f64 });
+        let asked = Rules { label_hint: Some("say so".into()), ..Rules::default() };
+        let notes = check_given(&Input::named(z.as_view(), &["w".into(), "g".into()]), 6, &asked).unwrap();
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].to_string().starts_with("column of z with few distinct whole-number values (column 1 ('g')"));
+        assert!(check_given(&input(&z), 6, &Rules::default()).unwrap().is_empty());
+        let e = check_given(&input(&z), 5, &Rules::default()).unwrap_err();
+        assert_eq!(e.to_string(), "z has 6 rows, x has 5 rows: z must have one row per sample");
+        let mut nan = z.clone();
+        nan[(4, 0)] = f64::NAN;
+        let e = check_given(&input(&nan), 6, &Rules::default()).unwrap_err();
+        assert_eq!(e.to_string(), "z, row 4, column 0 ('0'): value NaN is not finite");
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Several estimators on one data set, with the diagnostics that need all of them.
 
-use super::classical::{CiTestConfig, ConditionalSpec, ci_test};
+use super::classical::{CiTestConfig, ConditionalSpec, ci_test, discrete_mi_codes, reads_labels};
 use super::neural::{TraceRow, conditional_estimate, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
 use super::{Estimate, EstimatorSpec, Kind, SettingsGuard, Warning, WarningCode};
+use crate::data::kinds::{LabelColumns, codes};
 use crate::error::{Error, Result};
 use crate::train::Progress;
 use nalgebra::DMatrixView;
@@ -69,7 +70,7 @@ impl Comparison {
         progress: Option<&dyn Progress>,
     ) -> Result<Self> {
         let Some(i) = self.headline_index() else { return Ok(self) };
-        let spec = EstimatorSpec::resolve(specs, x.ncols(), y.ncols())[i];
+        let spec = EstimatorSpec::resolve_with_labels(specs, x.ncols(), y.ncols(), &settings.neural_config().labels)[i];
         let estimator = spec.build(settings)?;
         // Two copies side by side: the label columns of the second copy too.
         let mut twice = settings.to_settings();
@@ -172,7 +173,7 @@ pub fn compare<S: SettingsGuard + ?Sized>(
     if specs.is_empty() {
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
     }
-    let specs = &EstimatorSpec::resolve(specs, x.ncols(), y.ncols());
+    let specs = &EstimatorSpec::resolve_with_labels(specs, x.ncols(), y.ncols(), &settings.neural_config().labels);
     let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
     let (mut from_neural, trace) = if bounds.is_empty() {
         (Vec::new().into_iter(), Vec::new())
@@ -191,11 +192,12 @@ pub fn compare<S: SettingsGuard + ?Sized>(
             None => s.build(settings)?.estimate(x, y, seed)?,
         });
     }
+    check_entropy_ceiling(&mut estimates, x, y, &settings.neural_config().labels)?;
     let warnings = diagnostics(specs, &estimates, x.ncols(), y.ncols(), x.nrows());
     if cancelled() {
         return Err(Error::Cancelled);
     }
-    let test = dependence_test(x, y, seed)?;
+    let test = dependence_test(x, y, &settings.neural_config().labels, seed)?;
     let significant = test.significant(0.05);
     Ok(Comparison {
         n_samples: x.nrows(),
@@ -209,6 +211,47 @@ pub fn compare<S: SettingsGuard + ?Sized>(
         selfcheck: None,
         trace,
     })
+}
+
+/// The entropy ceiling of declared labels, for every estimate of one data set: when every
+/// column of x, or of y, is a class label (`labels`), `I(X; Y) ≤ H` of that side, and an estimate
+/// that is not an upper bound (a lower bound or a point estimate) reading above the smaller such
+/// entropy gets an [`WarningCode::AboveEntropy`] warning among its diagnostics. `H` is the
+/// plug-in entropy with Miller–Madow's correction (`discrete_mi_codes(L, L)`), so an estimate
+/// near the truth is not taken for one above it. The one place this is checked: [`compare`]
+/// calls it, as does Python's single-estimator call.
+pub fn check_entropy_ceiling(
+    estimates: &mut [Estimate],
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    labels: &LabelColumns,
+) -> Result<()> {
+    let labels = labels.validate(x.ncols(), y.ncols())?;
+    let side = |m: DMatrixView<'_, f64>, cols: &[usize]| {
+        (!cols.is_empty() && cols.len() == m.ncols()).then(|| label_entropy(m)).transpose()
+    };
+    let ceiling = match (side(x, &labels.x)?, side(y, &labels.y)?) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(h), None) | (None, Some(h)) => h,
+        (None, None) => return Ok(()),
+    };
+    for e in estimates.iter_mut().filter(|e| e.kind != Kind::UpperIfExact && e.value > ceiling) {
+        let message = format!(
+            "{} ({:.3}) is above the entropy of the labels, {ceiling:.3} nats, which no MI with a label can exceed: the estimate is biased up on this data",
+            e.label, e.value
+        );
+        let w = Warning::new(WarningCode::AboveEntropy, message).with("value", e.value).with("entropy", ceiling);
+        e.diagnostics.warnings.push(w);
+    }
+    Ok(())
+}
+
+/// The entropy (nats) of the rows of `m`, each row one symbol ([`codes`]): `H(L) = I(L; L)`, the
+/// discrete plug-in estimate with Miller–Madow's correction, which for a variable with itself
+/// is `(K − 1)/(2n)` (K symbols seen) — its downward bias.
+fn label_entropy(m: DMatrixView<'_, f64>) -> Result<f64> {
+    let ids = codes(m).0;
+    Ok(discrete_mi_codes(&ids, &ids)?.miller_madow)
 }
 
 /// The diagnostics that need several estimates, in this order: upper bounds that cannot be
@@ -251,9 +294,9 @@ fn impossible_upper_bounds(estimates: &[Estimate], headline: Option<&Estimate>) 
     (warnings, flagged)
 }
 
-/// The classical cross-check: the headline and KSG (or, without KSG, the copula estimate)
-/// should not disagree by more than their intervals allow. Found by the specs, not by the
-/// estimates' names.
+/// The classical cross-check: the headline and KSG (or, without KSG, an estimator for labels,
+/// else the copula estimate) should not disagree by more than their intervals allow. Found by
+/// the specs, not by the estimates' names.
 fn cross_check(
     specs: &[EstimatorSpec],
     estimates: &[Estimate],
@@ -263,6 +306,7 @@ fn cross_check(
 ) -> Option<Warning> {
     let with_spec = |want: fn(&EstimatorSpec) -> bool| specs.iter().zip(estimates).find(|(s, _)| want(s));
     let (check_spec, c) = with_spec(|s| matches!(s, EstimatorSpec::Ksg { .. }))
+        .or_else(|| with_spec(reads_labels))
         .or_else(|| with_spec(|s| matches!(s, EstimatorSpec::Copula)))?;
     let h = headline?;
     // Written so that a NaN interval (a failed estimate) disagrees with nothing.
@@ -330,8 +374,10 @@ fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
 /// The most training steps [`compare`] takes for `specs` on `dx + dy` columns (`auto` resolved
 /// first, as `compare` resolves it), for a progress bar's length.
 pub fn training_steps<S: SettingsGuard + ?Sized>(specs: &[EstimatorSpec], settings: &S, dx: usize, dy: usize) -> u64 {
-    let bounds: Vec<_> = EstimatorSpec::resolve(specs, dx, dy).iter().filter_map(|s| s.bound()).collect();
-    settings.neural_config().max_training_steps(&bounds)
+    let cfg = settings.neural_config();
+    let resolved = EstimatorSpec::resolve_with_labels(specs, dx, dy, &cfg.labels);
+    let bounds: Vec<_> = resolved.iter().filter_map(|s| s.bound()).collect();
+    cfg.max_training_steps(&bounds)
 }
 
 /// The most training steps the self-check of a comparison of `specs` on `dx + dy` columns takes:
@@ -339,7 +385,7 @@ pub fn training_steps<S: SettingsGuard + ?Sized>(specs: &[EstimatorSpec], settin
 /// the first estimator; 0 when it trains nothing), for a progress bar's length.
 pub fn self_check_steps<S: SettingsGuard + ?Sized>(specs: &[EstimatorSpec], settings: &S, dx: usize, dy: usize) -> u64 {
     let lower = |b: &crate::bounds::BoundSpec| b.build::<f32>().is_ok_and(|b| b.kind() == Kind::Lower);
-    let resolved = EstimatorSpec::resolve(specs, dx, dy);
+    let resolved = EstimatorSpec::resolve_with_labels(specs, dx, dy, &settings.neural_config().labels);
     let headline =
         resolved.iter().filter_map(|s| s.bound()).find(lower).or_else(|| resolved.first().and_then(|s| s.bound()));
     headline.map_or(0, |b| 4 * settings.neural_config().max_training_steps(&[b]))
@@ -439,6 +485,41 @@ mod tests {
             w.iter().any(|w| w.code == WarningCode::WideInterval && w.message.contains("wider than log n")),
             "a NaN interval is flagged as uninformative: {w:?}"
         );
+    }
+
+    #[test]
+    fn label_entropy_counts_rows_as_symbols() {
+        // Rows (0,1), (−0,1), (1,0), (2,2): probabilities ½, ¼, ¼ → plug-in ½ ln 2 + 2 · ¼ ln 4
+        // = 1.5 ln 2, plus Miller–Madow's (3 − 1)/(2 · 4) = ¼.
+        let m = nalgebra::DMatrix::from_row_slice(4, 2, &[0.0, 1.0, -0.0, 1.0, 1.0, 0.0, 2.0, 2.0]);
+        assert!((label_entropy(m.as_view()).unwrap() - (1.5 * std::f64::consts::LN_2 + 0.25)).abs() < 1e-12);
+    }
+
+    /// Lower bounds and point estimates above the ceiling are warned about, upper bounds and
+    /// estimates below it are not; without a side made of labels there is no ceiling.
+    #[test]
+    fn estimates_above_the_label_entropy_are_warned_about() {
+        // y: four equally frequent labels in 8 rows: H = ln 4 + 3/16.
+        let y = nalgebra::DMatrix::from_fn(8, 1, |i, _| (i % 4) as f64);
+        let x = nalgebra::DMatrix::from_fn(8, 1, |i, _| i as f64 * 0.3);
+        let h = 4f64.ln() + 3.0 / 16.0;
+        let mut e = vec![
+            est("infonce", Kind::Lower, h + 0.01, 0.0, 2.0),
+            est("mixed-ksg:k=5", Kind::Estimate, h + 0.01, 0.0, 2.0),
+            est("club", Kind::UpperIfExact, h + 0.5, 0.0, 2.0),
+            est("ross:k=3", Kind::Estimate, h - 0.01, 0.0, 2.0),
+        ];
+        let labels = LabelColumns { x: vec![], y: vec![0] };
+        check_entropy_ceiling(&mut e, x.as_view(), y.as_view(), &labels).unwrap();
+        let warned: Vec<bool> = e.iter().map(|e| !e.diagnostics.warnings.is_empty()).collect();
+        assert_eq!(warned, [true, true, false, false]);
+        assert_eq!(e[0].diagnostics.warnings[0].code, WarningCode::AboveEntropy);
+        assert!((e[0].diagnostics.warnings[0].values["entropy"] - h).abs() < 1e-12);
+        let mut e = vec![est("infonce", Kind::Lower, 5.0, 0.0, 6.0)];
+        let mixed = LabelColumns { x: vec![], y: vec![0] };
+        let xy = nalgebra::DMatrix::from_fn(8, 2, |i, j| if j == 0 { (i % 4) as f64 } else { i as f64 });
+        check_entropy_ceiling(&mut e, x.as_view(), xy.as_view(), &mixed).unwrap();
+        assert!(e[0].diagnostics.warnings.is_empty(), "y is not all labels: no ceiling");
     }
 
     #[test]

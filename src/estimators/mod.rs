@@ -49,7 +49,7 @@ mod used;
 mod warning;
 
 pub use crate::bounds::BoundKind as Kind;
-pub use compare::{Comparison, Unit, compare, compare_given, self_check_steps, training_steps};
+pub use compare::{Comparison, Unit, check_entropy_ceiling, compare, compare_given, self_check_steps, training_steps};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
@@ -220,21 +220,14 @@ pub(crate) fn side_by_side(a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>) -> 
     out
 }
 
-/// Checks the conditioning set `z` against `x` (checked by [`check_inputs`] with `y`): at
-/// least one column, one row per row of `x`, every value finite; each error names `z`.
+/// Checks the conditioning set `z` against `x` (checked by [`check_inputs`] with `y`) by the data
+/// rules for `z` ([`crate::data::rules::check_given`], with the same sentences as the command
+/// line and Python): at least one column, one row per row of `x`, every value finite.
 pub(crate) fn check_given(x: DMatrixView<'_, f64>, z: DMatrixView<'_, f64>) -> Result<()> {
-    let shape = |expected: String, got: String| Error::Shape { what: "z".into(), expected, got };
-    if z.ncols() == 0 {
-        return Err(shape("at least one column".into(), "none".into()));
-    }
-    if z.nrows() != x.nrows() {
-        return Err(shape(format!("{} rows, one per row of x", x.nrows()), format!("{} rows", z.nrows())));
-    }
-    let bad = (0..z.ncols()).flat_map(|j| (0..z.nrows()).map(move |i| (i, j))).find(|&(i, j)| !z[(i, j)].is_finite());
-    match bad {
-        Some((row, col)) => Err(Error::NonFinite { what: "z".into(), row, col, value: z[(row, col)] }),
-        None => Ok(()),
-    }
+    use crate::data::rules::{Input, Rules, check_given};
+    check_given(&Input::new(z), x.nrows(), &Rules::default())
+        .map(|_| ())
+        .map_err(|problem| Error::Input { origin: Vec::new(), problem })
 }
 
 /// Checks that `x` and `y` are usable, by the data rules' first checks

@@ -14,6 +14,7 @@
 //! estimate of exactly 0 with an interval `[0, 0]`, or a rounding error of 1e-14, is not
 //! evidence. On more rows than `max_rows` the test runs on a random subset (still exact).
 
+use crate::data::kinds::LabelColumns;
 use crate::error::{Error, Result};
 use crate::rng::{rng, shuffle};
 use nalgebra::{DMatrix, DMatrixView};
@@ -99,22 +100,37 @@ pub const PERMUTATIONS: usize = 99;
 /// Rows [`dependence_test`] uses at most (a random subset of larger data sets).
 pub const MAX_ROWS: usize = 2000;
 
-/// The test behind "dependence detected": KSG-1 (k = 5) on normal scores of each coordinate
-/// (with seeded 1e-10 noise to break ties of discrete data) as the statistic,
-/// [`PERMUTATIONS`] permutations on at most [`MAX_ROWS`] rows (a random subset of larger data
-/// sets, drawn first). The normal scores of the subset and the noise are fixed before the
-/// permutations, so the test stays exact; KSG on normal scores sees any kind of dependence, not
-/// only the monotone one a copula or Gaussian statistic sees.
-pub fn dependence_test(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<PermutationTest> {
+/// The test behind "dependence detected", [`PERMUTATIONS`] permutations of y's rows on at most
+/// [`MAX_ROWS`] rows (a random subset of larger data sets, drawn first). Without declared labels
+/// the statistic is KSG-1 (k = 5) on normal scores of each coordinate (with seeded 1e-10 noise to
+/// break ties of discrete data): it sees any kind of dependence, not only the monotone one a
+/// copula or Gaussian statistic sees. With declared labels (`labels`) it is the estimator for
+/// labels of the sides' kinds ([`label_estimator`](super::classical::label_estimator)), which reads them as categories where KSG on
+/// normal scores would read their codes as numbers: the plug-in MI of two label sides (the
+/// G-test's statistic), Ross's estimate (k = 3) of a label side against a measured one, the mixed
+/// KSG (k = 5, labels under the discrete metric) of any other mixture. Whatever is fitted to the
+/// data (normal scores, scaling, the noise, the label codes) is fixed before the permutations,
+/// so the test stays exact.
+pub fn dependence_test(
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    labels: &LabelColumns,
+    seed: u64,
+) -> Result<PermutationTest> {
     use super::classical::gaussian::copula_transform;
     use super::classical::ksg::add_tie_noise;
     use super::classical::{KsgVariant, ksg_mi};
     use crate::rng::derive_seed;
+    let labels = labels.validate(x.ncols(), y.ncols())?;
     // Ranks of the subset only: ranking all of 10^5 rows took about a tenth of the whole test.
     let rows = subset_rows(x.nrows(), MAX_ROWS, &mut rng(derive_seed(seed, "dependence test rows")));
-    let (mut xs, mut ys) =
-        (copula_transform(x.select_rows(&rows).as_view()), copula_transform(y.select_rows(&rows).as_view()));
+    let (xs, ys) = (x.select_rows(&rows), y.select_rows(&rows));
     let mut g = rng(derive_seed(seed, "dependence test tie noise"));
+    let permutations = derive_seed(seed, "dependence test permutations");
+    if !labels.is_empty() {
+        return label_dependence_test(xs, ys, &labels, &mut g, permutations);
+    }
+    let (mut xs, mut ys) = (copula_transform(xs.as_view()), copula_transform(ys.as_view()));
     add_tie_noise(&mut xs, 1e-10, &mut g);
     add_tie_noise(&mut ys, 1e-10, &mut g);
     let k = 5.min(rows.len().saturating_sub(1)).max(1);
@@ -126,6 +142,56 @@ pub fn dependence_test(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u
         ys.as_view(),
         PERMUTATIONS,
         usize::MAX,
-        derive_seed(seed, "dependence test permutations"),
+        permutations,
     )
+}
+
+/// [`dependence_test`] with declared labels, on the rows already drawn: the statistic of
+/// [`label_estimator`](super::classical::label_estimator) for the sides' kinds, `g` drawing the tie-breaking noise of Ross's
+/// measured side.
+fn label_dependence_test(
+    mut x: DMatrix<f64>,
+    mut y: DMatrix<f64>,
+    labels: &LabelColumns,
+    g: &mut dyn crate::rng::Rng,
+    seed: u64,
+) -> Result<PermutationTest> {
+    use super::EstimatorSpec;
+    use super::classical::ksg::{add_tie_noise, standardize};
+    use super::classical::mixed::scale_columns;
+    use super::classical::{discrete_mi_codes, label_estimator, mixed_ksg_mi, ross_mi};
+    use crate::data::kinds::codes;
+    let (kx, ky) = labels.kinds(x.ncols(), y.ncols());
+    let test = |name: &str, stat: &Statistic<'_>, a: &DMatrix<f64>, b: &DMatrix<f64>| {
+        permutation_test(name, stat, a.as_view(), b.as_view(), PERMUTATIONS, usize::MAX, seed)
+    };
+    match label_estimator(&kx, &ky) {
+        EstimatorSpec::Discrete { .. } => {
+            let stat = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| {
+                Ok(discrete_mi_codes(&codes(a).0, &codes(b).0)?.plugin)
+            };
+            test("plug-in MI of the labels", &stat, &x, &y)
+        }
+        EstimatorSpec::Ross { k, discrete_x } => {
+            let measured = if discrete_x { &mut y } else { &mut x };
+            scale_columns(measured);
+            add_tie_noise(measured, 1e-10, g);
+            let stat = move |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| {
+                if discrete_x { ross_mi(b, &codes(a).0, k) } else { ross_mi(a, &codes(b).0, k) }
+            };
+            test(&format!("ross:k={k}, labels as categories"), &stat, &x, &y)
+        }
+        spec => {
+            let k = match spec {
+                EstimatorSpec::MixedKsg { k } => k,
+                _ => super::classical::DEFAULT_K,
+            }
+            .min(x.nrows().saturating_sub(1))
+            .max(1);
+            standardize(&mut x);
+            standardize(&mut y);
+            let stat = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| mixed_ksg_mi(a, b, labels, k);
+            test(&format!("mixed-ksg:k={k}, labels as categories"), &stat, &x, &y)
+        }
+    }
 }

@@ -54,11 +54,17 @@ impl EstimatorSpec {
     }
 
     /// `specs` with every `auto` replaced by [`EstimatorSpec::auto`]'s list for `dx + dy`
-    /// dimensions (an estimator named twice is kept once).
+    /// dimensions (an estimator named twice is kept once); with declared labels,
+    /// [`EstimatorSpec::resolve_with_labels`].
     pub fn resolve(specs: &[EstimatorSpec], dx: usize, dy: usize) -> Vec<EstimatorSpec> {
+        Self::expand(specs, &Self::auto(dx, dy))
+    }
+
+    /// `specs` with every `auto` replaced by `auto` (an estimator named twice is kept once).
+    pub(super) fn expand(specs: &[EstimatorSpec], auto: &[EstimatorSpec]) -> Vec<EstimatorSpec> {
         let mut out: Vec<EstimatorSpec> = Vec::with_capacity(specs.len() + 1);
         for s in specs {
-            let expanded = if *s == EstimatorSpec::Auto { Self::auto(dx, dy) } else { vec![*s] };
+            let expanded = if *s == EstimatorSpec::Auto { auto.to_vec() } else { vec![*s] };
             for e in expanded {
                 if !out.contains(&e) {
                     out.push(e);
@@ -377,6 +383,10 @@ impl EstimatorSpec {
             }
             EstimatorSpec::Flow { steps } => Ok(Box::new(super::flow::FlowGaussian::new(*steps)?)),
             EstimatorSpec::FlowEntropy { steps } => Ok(Box::new(super::flow::FlowEntropy::new(*steps)?)),
+            // The declared labels are categories to the mixed KSG's metric.
+            EstimatorSpec::MixedKsg { k } => {
+                Ok(Box::new(super::classical::MixedKsg::new(*k)?.with_labels(settings.neural_config().labels.clone())))
+            }
             EstimatorSpec::Auto => {
                 settings.checked()?;
                 Ok(Box::new(super::auto::Auto { settings: settings.to_settings() }))

@@ -47,7 +47,8 @@ pub enum WarningCode {
     NoInterval,
     /// A quantity that cannot be negative read below zero (a difference of two estimates).
     Negative,
-    /// A lower bound read above the entropy of a side made of labels, which bounds the MI.
+    /// A lower bound or an estimate read above the entropy of a side made of labels, which
+    /// bounds the MI.
     AboveEntropy,
 }
 

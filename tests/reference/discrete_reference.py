@@ -15,7 +15,7 @@ sides see the same numbers. Independent implementations used:
 - Ross 2014: sklearn.feature_selection._mutual_info._compute_mi_cd (1-d) and ennemi's
   semidiscrete estimator; in 2-d a brute-force numpy version written from the paper (max-norm);
 - mixed KSG: Gao et al.'s published Mixed_KSG (github.com/wgao9/mixed_KSG, mixed.py, copied
-  below unchanged but for Python 3) and a brute-force numpy version with exact comparisons;
+  unchanged but for Python 3 into gao_mixed_ksg.py) and a brute-force numpy version with exact comparisons;
 - Frenzel-Pompe CMI: ennemi.estimate_mi(y, x, cond=z, k=k, preprocess=False) and a brute-force
   numpy version; Gaussian CMI: gcmi's cmi_ggg formula (Ince et al. 2017) with biascorrect;
 - per-feature MI: sklearn's mutual_info_regression / mutual_info_classif (random_state=0);
@@ -23,7 +23,6 @@ sides see the same numbers. Independent implementations used:
 """
 
 import numpy as np
-import scipy.spatial as ss
 from scipy.special import digamma
 from sklearn.feature_selection import mutual_info_classif, mutual_info_regression
 from sklearn.feature_selection._mutual_info import _compute_mi_cd
@@ -36,6 +35,7 @@ import ennemi._entropy_estimators as ennemi_estimators
 ennemi_estimators._psi = lambda v: digamma(np.asarray(v, dtype=np.float64))
 
 from classical_reference import normals, mi_gg
+from gao_mixed_ksg import mixed_ksg_gao
 
 
 def count_thresholds(v, ts):
@@ -107,32 +107,6 @@ def ross_brute(c, d, k):
         m = np.sum(dist[i, idx] < r) if r > 0 else np.sum(dist[i, idx] == 0)
         total += digamma(kl) - digamma(len(same) + 1) - digamma(m)
     return digamma(len(idx)) + total / len(idx)
-
-
-def mixed_ksg_gao(x, y, k=5):
-    """Gao et al.'s Mixed_KSG (mixed.py of github.com/wgao9/mixed_KSG), Python 3."""
-    N = len(x)
-    if x.ndim == 1:
-        x = x.reshape((N, 1))
-    if y.ndim == 1:
-        y = y.reshape((N, 1))
-    data = np.concatenate((x, y), axis=1)
-    tree_xy = ss.cKDTree(data)
-    tree_x = ss.cKDTree(x)
-    tree_y = ss.cKDTree(y)
-    knn_dis = [tree_xy.query(point, k + 1, p=float('inf'))[0][k] for point in data]
-    ans = 0
-    for i in range(N):
-        kp, nx, ny = k, k, k
-        if knn_dis[i] == 0:
-            kp = len(tree_xy.query_ball_point(data[i], 1e-15, p=float('inf')))
-            nx = len(tree_x.query_ball_point(x[i], 1e-15, p=float('inf')))
-            ny = len(tree_y.query_ball_point(y[i], 1e-15, p=float('inf')))
-        else:
-            nx = len(tree_x.query_ball_point(x[i], knn_dis[i] - 1e-15, p=float('inf')))
-            ny = len(tree_y.query_ball_point(y[i], knn_dis[i] - 1e-15, p=float('inf')))
-        ans += (digamma(kp) + np.log(N) - digamma(nx) - digamma(ny)) / N
-    return ans
 
 
 def mixed_ksg_brute(x, y, k):

@@ -122,6 +122,10 @@ pub enum ConditionalSpec {
     },
 }
 
+/// What a user whose x, y or z columns look like class labels is told with `I(X; Y | Z)`
+/// (data rule 6, on the command line and in Python).
+pub const GIVEN_LABEL_HINT: &str = "every conditional estimator here reads numbers (mibound has no conditional estimator for labels yet): read the estimate with care";
+
 /// The conditional estimators run when none is named (`mibound estimate --given`): Frenzel–Pompe
 /// with [`DEFAULT_K`] neighbours (the headline) and the Gaussian form beside it.
 pub const DEFAULT_CONDITIONAL: [ConditionalSpec; 2] =

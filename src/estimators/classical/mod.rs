@@ -47,7 +47,8 @@ pub mod mixed;
 
 pub use binned::{Binned, binned_mi, default_bins};
 pub use conditional::{
-    CiTestConfig, ConditionalEstimator, ConditionalSpec, DEFAULT_CONDITIONAL, ci_test, cmi_ksg, gaussian_cmi,
+    CiTestConfig, ConditionalEstimator, ConditionalSpec, DEFAULT_CONDITIONAL, GIVEN_LABEL_HINT, ci_test, cmi_ksg,
+    gaussian_cmi,
 };
 pub use discrete::{Discrete, DiscreteCorrection, DiscreteMi, discrete_mi, discrete_mi_codes};
 pub use entropy::{EntropyNorm, KozachenkoLeonenko, kl_entropy};
@@ -58,7 +59,8 @@ pub use gaussian::{
 pub use interval::{DEFAULT_SUBSAMPLES, EstimateFn, Subsampled, subsampling_interval};
 pub use ksg::{Ksg, KsgMargins, KsgSearch, KsgVariant, ksg_mi, ksg_with};
 pub use mixed::{
-    MixedKsg, ROSS_DEFAULT_K, Ross, Side, check_kinds, check_label_columns, mixed_ksg_mi, reads_labels, ross_mi,
+    MixedKsg, ROSS_DEFAULT_K, Ross, Side, check_kinds, check_label_columns, label_estimator, mixed_ksg_mi,
+    reads_labels, ross_mi,
 };
 
 pub use crate::numerics::digamma;

@@ -195,45 +195,5 @@ fn bound_warnings(spec: &BoundSpec, b: &dyn Bound<f32>, q_gain: &[f64], mean: f6
         );
         w.push(Warning::new(WarningCode::AtCeiling, message).with("value", mean).with("ceiling", log_n));
     }
-    if let Some(h) = plan.label_entropy
-        && mean > h
-        && b.kind() == Kind::Lower
-    {
-        let message = format!(
-            "{} ({mean:.3}) is above the entropy of the labels, {h:.3} nats, which no MI with a label can exceed: the estimate is biased up on this data",
-            b.label()
-        );
-        w.push(Warning::new(WarningCode::AboveEntropy, message).with("value", mean).with("entropy", h));
-    }
     w
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A plan with `label_entropy` and nothing else that matters to the warnings.
-    fn plan(label_entropy: Option<f64>) -> Plan {
-        Plan {
-            folds: Vec::new(),
-            batch: 256,
-            eval_batch: 256,
-            eval_every: 10,
-            groups: Vec::new(),
-            notes: Vec::new(),
-            label_entropy,
-        }
-    }
-
-    #[test]
-    fn a_lower_bound_above_the_label_entropy_is_warned_about() {
-        let infonce = BoundSpec::InfoNce;
-        let b = infonce.build::<f32>().unwrap();
-        let codes = |mean: f64, p: &Plan| -> Vec<WarningCode> {
-            bound_warnings(&infonce, b.as_ref(), &[], mean, p).iter().map(|w| w.code).collect()
-        };
-        assert_eq!(codes(0.8, &plan(Some(0.7))), [WarningCode::AboveEntropy]);
-        assert!(codes(0.6, &plan(Some(0.7))).is_empty());
-        assert!(codes(0.8, &plan(None)).is_empty());
-    }
 }

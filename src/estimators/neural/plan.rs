@@ -7,7 +7,6 @@ use super::config::{LabelColumns, NeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::data::kinds::{MAX_LABEL_LEVELS, codes};
 use crate::error::{Error, Result};
-use crate::estimators::classical::discrete_mi_codes;
 use crate::estimators::{Warning, WarningCode, check_inputs};
 use crate::rng::{rng, shuffle};
 use nalgebra::DMatrixView;
@@ -50,9 +49,6 @@ pub(super) struct Plan {
     pub groups: Vec<CriticGroup>,
     /// Notes for every estimate (repeated rows, a lowered batch).
     pub notes: Vec<Warning>,
-    /// When every column of x, or of y, is a class label: the smaller entropy of such a side
-    /// (nats, Miller–Madow corrected), a ceiling no MI can exceed (`I(X; Y) ≤ H(Y)`).
-    pub label_entropy: Option<f64>,
 }
 
 /// The training objective that trains a bound's critic: bounds with the same key share one.
@@ -84,7 +80,7 @@ pub(super) fn plan(
         }
         b.build::<f32>()?;
     }
-    let label_entropy = check_labels(bounds, cfg, x, y)?;
+    check_labels(bounds, cfg, x, y)?;
     let n = x.nrows();
     if cfg.folds > n / 2 {
         return Err(Error::param("folds", cfg.folds, &format!("{n} rows allow at most {} folds of 2 rows", n / 2)));
@@ -131,7 +127,21 @@ pub(super) fn plan(
         })
         .collect();
     let eval_every = if cfg.eval_every == 0 { ((min_fit / batch) as u64).clamp(5, 100) } else { cfg.eval_every };
-    // Critics: one per distinct training objective, in order of first appearance.
+    Ok(Plan { folds, batch, eval_batch: eval_batch(cfg, batch, min_test), eval_every, groups: groups(bounds), notes })
+}
+
+/// Rows per test batch: [`NeuralConfig::test_batch`] (`0`: the whole smallest test fold; `None`:
+/// the training batch), never more than the smallest test fold.
+fn eval_batch(cfg: &NeuralConfig, batch: usize, min_test: usize) -> usize {
+    match cfg.test_batch {
+        None => batch.min(min_test),
+        Some(0) => min_test,
+        Some(b) => b.min(min_test),
+    }
+}
+
+/// The critics: one per distinct training objective, in order of first appearance.
+fn groups(bounds: &[BoundSpec]) -> Vec<CriticGroup> {
     let mut groups: Vec<CriticGroup> = Vec::new();
     for (i, b) in bounds.iter().enumerate() {
         let t = trainer_bound(b);
@@ -140,29 +150,17 @@ pub(super) fn plan(
             None => groups.push(CriticGroup { trainer: t, members: vec![(i, *b)] }),
         }
     }
-    Ok(Plan {
-        folds,
-        batch,
-        eval_batch: match cfg.test_batch {
-            None => batch.min(min_test),
-            Some(0) => min_test,
-            Some(b) => b.min(min_test),
-        },
-        eval_every,
-        groups,
-        notes,
-        label_entropy,
-    })
+    groups
 }
 
-/// Checks [`NeuralConfig::labels`] against the data and the bounds, and returns the entropy
-/// ceiling of a side made of labels only ([`Plan::label_entropy`]).
+/// Checks [`NeuralConfig::labels`] against the data and the bounds. (The entropy ceiling of a
+/// side made of labels is checked for every estimate of a comparison, in `compare`.)
 fn check_labels(
     bounds: &[BoundSpec],
     cfg: &NeuralConfig,
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
-) -> Result<Option<f64>> {
+) -> Result<()> {
     let labels = cfg.labels.validate(x.ncols(), y.ncols())?;
     for (side, m, cols) in [("x", x, &labels.x), ("y", y, &labels.y)] {
         for &j in cols {
@@ -185,22 +183,7 @@ fn check_labels(
             "its conditional model q(y|x) is a Gaussian density, which cannot model a label in y: use a lower bound (infonce, smile:5, …)",
         ));
     }
-    let entropy = |m: DMatrixView<'_, f64>, cols: &[usize]| {
-        (!cols.is_empty() && cols.len() == m.ncols()).then(|| label_entropy(m)).transpose()
-    };
-    Ok(match (entropy(x, &labels.x)?, entropy(y, &labels.y)?) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    })
-}
-
-/// The entropy (nats) of the rows of `m`, each row one symbol ([`codes`]): `H(L) = I(L; L)`, the
-/// discrete plug-in estimate with Miller–Madow's correction, which for a variable with itself
-/// is `(K − 1)/(2n)` (K symbols seen) — its downward bias, so a correct estimate near the
-/// entropy is not taken for one above it.
-fn label_entropy(m: DMatrixView<'_, f64>) -> Result<f64> {
-    let ids = codes(m).0;
-    Ok(discrete_mi_codes(&ids, &ids)?.miller_madow)
+    Ok(())
 }
 
 /// Splits the rows into `k` folds of nearly equal size at random (seeded), keeping identical
@@ -251,17 +234,4 @@ fn folds_by_groups(
         folds[f].extend(g);
     }
     (folds, repeats)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn label_entropy_counts_rows_as_symbols() {
-        // Rows (0,1), (−0,1), (1,0), (2,2): probabilities ½, ¼, ¼ → plug-in ½ ln 2 + 2 · ¼ ln 4
-        // = 1.5 ln 2, plus Miller–Madow's (3 − 1)/(2 · 4) = ¼.
-        let m = nalgebra::DMatrix::from_row_slice(4, 2, &[0.0, 1.0, -0.0, 1.0, 1.0, 0.0, 2.0, 2.0]);
-        assert!((label_entropy(m.as_view()).unwrap() - (1.5 * std::f64::consts::LN_2 + 0.25)).abs() < 1e-12);
-    }
 }
