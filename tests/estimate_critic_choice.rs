@@ -71,8 +71,12 @@ fn a_nearest_neighbour_critic_is_kept_when_it_validates_higher() {
     // two trained candidates'.
     let mut s = settings(10.0, 10.0);
     s.neural.knn = vec![1.0];
-    let (v, chosen) = run(&s);
-    assert_eq!(chosen, [2, 2, 2, 2, 2], "the nearest-neighbour critic must be kept");
+    let (x, y) = data();
+    let c = compare(&EstimatorSpec::parse_list("infonce").unwrap(), &s, x.as_view(), y.as_view(), 0, None).unwrap();
+    let used = c.estimates[0].settings.neural().unwrap();
+    let (v, chosen) = (c.estimates[0].value, &used.critic_chosen_per_fold);
+    assert_eq!(chosen, &[2, 2, 2, 2, 2], "the nearest-neighbour critic must be kept");
+    assert_eq!(used.nearest_neighbour_kept(), Some(1.0), "the settings name the kept critic's factor");
     println!("nearest-neighbour critic: {v:.3}");
     assert!(v > KNN_FLOOR, "the nearest-neighbour critic read {v}");
     // Where a trained candidate wins, the nearest-neighbour candidate changes nothing.

@@ -36,8 +36,12 @@ fn nwj_reaches_the_true_mi_within_5000_steps() {
 
 /// Per seed, the mean and the median of the per-step values over the last 20 % of `steps`
 /// (d = 5, I = 2, N = 128, separable critic, seeds 0..seeds).
+/// One training run per seed, in parallel (each run is independent and seeded, so the numbers do
+/// not depend on the threads).
 fn over_seeds(bound: BoundSpec, steps: u64, seeds: u64) -> Vec<(f64, f64)> {
+    use rayon::prelude::*;
     (0..seeds)
+        .into_par_iter()
         .map(|seed| {
             let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
             let mut cfg = TrainConfig::new(CriticSpec::poole_separable(), bound, 128, steps);
@@ -85,8 +89,8 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 fn js_reaches_its_optimum_read_off_over_seeds() {
     const T_995_3: f64 = 5.841;
     let seeds = 4;
-    let shifted = over_seeds(BoundSpec::JsShifted, 10_000, seeds);
-    let plain = over_seeds(BoundSpec::Js, 10_000, seeds);
+    let (shifted, plain) =
+        rayon::join(|| over_seeds(BoundSpec::JsShifted, 10_000, seeds), || over_seeds(BoundSpec::Js, 10_000, seeds));
     for (name, v, target) in [("js-shifted", &shifted, 2.0), ("js", &plain, 2.0 - (-1f64).exp())] {
         let (m, sd) = mean_sd(&v.iter().map(|p| p.0).collect::<Vec<_>>());
         let (mm, msd) = mean_sd(&v.iter().map(|p| p.1).collect::<Vec<_>>());

@@ -7,12 +7,16 @@ use crate::estimators::{Comparison, Unit};
 pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     let neural = c.estimates.iter().find_map(|e| e.settings.neural());
     let (nc, batch) = (neural.map(|s| s.folds), neural.map(|s| s.batch));
+    let test_batch = neural.map(|s| s.eval_batch);
     let mut s = format!("mibound estimate: {} samples, x in R^{}, y in R^{}", c.n_samples, c.dim_x, c.dim_y);
     if let Some(dz) = c.dim_z {
         s += &format!(", given z in R^{dz}: I(X; Y | Z)");
     }
-    if let (Some(k), Some(b)) = (nc, batch) {
-        s += &format!("; neural bounds held-out over {k} folds, batch {b}");
+    if let (Some(k), Some(b), Some(t)) = (nc, batch, test_batch) {
+        s += &format!("; neural bounds held-out over {k} folds, batch {b}, test batches of {t} rows");
+        if let Some(c) = neural.and_then(|n| n.nearest_neighbour_kept()) {
+            s += &format!("; critic: nearest neighbours (k = {c}·√M), which validated above the trained critics");
+        }
     }
     s += "\n\n";
     let head = format!("95% interval ({})", unit.name());

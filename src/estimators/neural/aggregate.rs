@@ -65,7 +65,8 @@ pub struct NeuralSettings {
     pub alternatives: Vec<Alternative>,
     /// Steps each candidate trained before the fold kept one (0: all to the end).
     pub pilot_steps: u64,
-    /// The candidate each fold kept (0: the configured critic).
+    /// The candidate each fold kept: 0 the configured critic, `1..=A` the alternatives, then
+    /// `A + 1 + i` the nearest-neighbour critic of `knn[i]`.
     pub critic_chosen_per_fold: Vec<usize>,
     /// Training batch N.
     pub batch: usize,
@@ -94,6 +95,17 @@ pub struct NeuralSettings {
     pub knn: Vec<f64>,
     /// The noise added to training batches' inputs.
     pub input_noise: f64,
+}
+
+impl NeuralSettings {
+    /// The factor `c` of the nearest-neighbour critic (`k = c·√M`) when every fold kept one
+    /// ([`NeuralSettings::critic_chosen_per_fold`]); `None` when a trained critic was kept.
+    pub fn nearest_neighbour_kept(&self) -> Option<f64> {
+        let trained = 1 + self.alternatives.len();
+        let factor = |c: &usize| c.checked_sub(trained).and_then(|i| self.knn.get(i).copied());
+        let first = self.critic_chosen_per_fold.first().and_then(factor)?;
+        self.critic_chosen_per_fold.iter().all(|c| factor(c).is_some()).then_some(first)
+    }
 }
 
 /// The mean of the folds' held-out `values` and the half-width of its 95 % interval: Student's

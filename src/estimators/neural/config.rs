@@ -59,7 +59,11 @@ impl Alternative {
 }
 
 /// Settings of the neural estimators (everything but the bound and the seed).
+///
+/// Fields missing from a serialised form take [`NeuralConfig::default`]'s values (one place for
+/// every default).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 #[non_exhaustive]
 pub struct NeuralConfig {
     /// Critic for the lower bounds and estimates.
@@ -85,45 +89,36 @@ pub struct NeuralConfig {
     /// Further critics for the lower bounds and estimates (not the conditional model), each
     /// trained on every fold beside [`NeuralConfig::critic`]; a fold keeps the critic with the
     /// highest validation objective. Empty: `critic` alone.
-    #[serde(default)]
     pub alternatives: Vec<Alternative>,
     /// With alternatives, the steps every candidate trains before the fold keeps the one with
     /// the best validation objective so far and trains only it on, up to `max_steps`
     /// (successive halving in one round); `0`, or at least `max_steps`, trains every candidate
     /// to the end and chooses then.
-    #[serde(default)]
     pub pilot_steps: u64,
     /// With alternatives: choose the critic once per estimate, on the first fold (its
     /// candidates trained on its fit rows and compared on its validation rows), and train only
     /// that one on the other folds; `false` chooses in every fold.
-    #[serde(default)]
     pub choose_once: bool,
     /// The gemm backend and the threads one training step may use.
-    #[serde(default)]
     pub compute: Compute,
     /// Columns of x and of y that are class labels: each is one-hot encoded on each fold (one
     /// indicator per level of its training rows), so the critic's first layer learns one
     /// vector per level, an embedding ([`MarginalTransform::fit_with_labels`]). Empty (the
     /// default): every column is a number.
-    #[serde(default)]
     pub labels: LabelColumns,
     /// Rows per test batch at most (`0`: every test row of the fold in one batch); `None`: the
     /// training batch. InfoNCE's ceiling is the log of the rows per test batch.
-    #[serde(default)]
     pub test_batch: Option<usize>,
     /// Standard deviation of Gaussian noise added to every training batch's inputs (after the
     /// marginal map; never to validation or test rows): a regulariser (Bishop 1995). `0`: none.
-    #[serde(default)]
     pub input_noise: f64,
     /// Train (and validate) lower-bound critics on the symmetrised objective
     /// `½ (B(S) + B(Sᵀ))` ([`crate::bounds::Symmetrised`]); the estimate is still `B` on the
     /// test rows.
-    #[serde(default)]
     pub symmetric: bool,
     /// Nearest-neighbour critics ([`crate::critics::Knn`]) compared beside the trained
     /// candidates of the lower bounds, one per factor `c`: `k = c·√M` neighbours among a fold's
     /// `M` fit rows. Empty: none.
-    #[serde(default)]
     pub knn: Vec<f64>,
 }
 
@@ -135,7 +130,10 @@ impl Default for NeuralConfig {
     /// 3000 steps. The critic is chosen once per estimate, on the first fold, after a pilot of
     /// 500 steps per candidate (docs/results.md, section 8: on the tuning half the same mean
     /// absolute error as training every candidate to the end, at three seeds, and the demo's
-    /// estimate in half the time).
+    /// estimate in half the time). Lower-bound critics train on the bound symmetrised over both
+    /// orientations of the scores, each test fold is one test batch, and three nearest-neighbour
+    /// critics (k = √M, 2√M, 4√M) are candidates beside the trained ones (docs/results.md,
+    /// section 9).
     ///
     /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
     /// suits dependence spread thinly over many coordinates (a 20-d Gaussian with 2 nats: 1.82,
@@ -198,6 +196,17 @@ impl ValidNeuralConfig {
 }
 
 impl NeuralConfig {
+    /// Rows per test batch with training batch `batch` and a smallest test fold of `min_test`
+    /// rows: [`NeuralConfig::test_batch`] (`Some(0)`: the whole test fold; `None`: the training
+    /// batch), never more than the test fold. InfoNCE's held-out ceiling is its log.
+    pub fn eval_batch(&self, batch: usize, min_test: usize) -> usize {
+        match self.test_batch {
+            None => batch.min(min_test),
+            Some(0) => min_test,
+            Some(b) => b.min(min_test),
+        }
+    }
+
     /// The settings with the proof that they passed [`NeuralConfig::validate`]: where settings
     /// enter an estimate, once.
     pub fn check(&self) -> Result<ValidNeuralConfig> {
@@ -309,5 +318,19 @@ impl NeuralConfig {
         } else {
             c * self.max_steps
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_fields_read_as_the_defaults() {
+        let empty: NeuralConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(empty, NeuralConfig::default());
+        let batch: NeuralConfig = serde_json::from_str(r#"{"batch": 64}"#).unwrap();
+        assert_eq!(batch.batch, 64);
+        assert_eq!((batch.symmetric, batch.test_batch, &batch.knn), (true, Some(0), &vec![1.0, 2.0, 4.0]));
     }
 }

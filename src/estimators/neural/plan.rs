@@ -127,17 +127,7 @@ pub(super) fn plan(
         })
         .collect();
     let eval_every = if cfg.eval_every == 0 { ((min_fit / batch) as u64).clamp(5, 100) } else { cfg.eval_every };
-    Ok(Plan { folds, batch, eval_batch: eval_batch(cfg, batch, min_test), eval_every, groups: groups(bounds), notes })
-}
-
-/// Rows per test batch: [`NeuralConfig::test_batch`] (`0`: the whole smallest test fold; `None`:
-/// the training batch), never more than the smallest test fold.
-fn eval_batch(cfg: &NeuralConfig, batch: usize, min_test: usize) -> usize {
-    match cfg.test_batch {
-        None => batch.min(min_test),
-        Some(0) => min_test,
-        Some(b) => b.min(min_test),
-    }
+    Ok(Plan { folds, batch, eval_batch: cfg.eval_batch(batch, min_test), eval_every, groups: groups(bounds), notes })
 }
 
 /// The critics: one per distinct training objective, in order of first appearance.
