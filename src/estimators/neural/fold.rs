@@ -238,7 +238,7 @@ impl<'a> Fold<'a> {
             group.members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
         let test = &self.rows.test;
         // `test_batch = 0`: the whole test fold is one batch (N = its rows).
-        let eval_batch = if cfg_whole_fold(self.cfg) { test.len() } else { self.plan.eval_batch };
+        let eval_batch = if self.cfg.test_batch == Some(0) { test.len() } else { self.plan.eval_batch };
         let count = if eval_batch >= test.len() { 1 } else { TEST_BATCHES };
         let test_batches = random_batches(test, eval_batch, count, Stream::TestBatches.seed(seed));
         let vals = match kept {
@@ -287,11 +287,6 @@ pub(super) fn objective_bound(cfg: &NeuralConfig, trainer: BoundSpec) -> Result<
     } else {
         b
     })
-}
-
-/// Whether every test row of a fold forms one test batch.
-fn cfg_whole_fold(cfg: &NeuralConfig) -> bool {
-    cfg.test_batch == Some(0)
 }
 
 /// The held-out values `(bound index, value)` of a group and a conditional model's
