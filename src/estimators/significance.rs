@@ -64,23 +64,38 @@ pub fn permutation_test(
     let rows = subset_rows(x.nrows(), max_rows, &mut g);
     let xs: DMatrix<f64> = x.select_rows(&rows);
     let ys: DMatrix<f64> = y.select_rows(&rows);
-    let observed = statistic(xs.as_view(), ys.as_view())?;
+    let permuted = |p: Option<&[usize]>| match p {
+        None => statistic(xs.as_view(), ys.as_view()),
+        Some(p) => statistic(xs.as_view(), ys.select_rows(p).as_view()),
+    };
+    test_permutations(name, &permuted, rows.len(), permutations, &mut g)
+}
+
+/// The test's p-value for a statistic of `n` paired rows given as a function of the permutation
+/// of y's rows (`None`: as paired), the permutations drawn from `g`.
+fn test_permutations(
+    name: &str,
+    statistic: &(dyn Fn(Option<&[usize]>) -> Result<f64> + Sync),
+    n: usize,
+    permutations: usize,
+    g: &mut dyn crate::rng::Rng,
+) -> Result<PermutationTest> {
+    let observed = statistic(None)?;
     let perms: Vec<Vec<usize>> = (0..permutations)
         .map(|_| {
-            let mut p: Vec<usize> = (0..rows.len()).collect();
-            shuffle(&mut p, &mut g);
+            let mut p: Vec<usize> = (0..n).collect();
+            shuffle(&mut p, g);
             p
         })
         .collect();
-    let null: Vec<f64> =
-        perms.par_iter().map(|p| statistic(xs.as_view(), ys.select_rows(p).as_view())).collect::<Result<_>>()?;
+    let null: Vec<f64> = perms.par_iter().map(|p| statistic(Some(p))).collect::<Result<_>>()?;
     let at_least = null.iter().filter(|&&t| t >= observed).count();
     Ok(PermutationTest {
         statistic: name.into(),
         observed,
         p_value: (1 + at_least) as f64 / (1 + permutations) as f64,
         permutations,
-        rows: rows.len(),
+        rows: n,
     })
 }
 
@@ -118,6 +133,7 @@ pub fn dependence_test(
     seed: u64,
 ) -> Result<PermutationTest> {
     use super::classical::gaussian::copula_transform;
+    use super::classical::ksg::PairDistances;
     use super::classical::ksg::add_tie_noise;
     use super::classical::{KsgVariant, ksg_mi};
     use crate::rng::derive_seed;
@@ -134,17 +150,23 @@ pub fn dependence_test(
     add_tie_noise(&mut xs, 1e-10, &mut g);
     add_tie_noise(&mut ys, 1e-10, &mut g);
     let k = 5.min(rows.len().saturating_sub(1)).max(1);
+    let name = format!("ksg:k={k} on normal scores");
+    if xs.ncols() + ys.ncols() > PAIR_DISTANCES_ABOVE {
+        // The same statistic, to the bit, from the pairs' distances computed once.
+        let d = PairDistances::new(xs.as_view(), ys.as_view())?;
+        let stat = |p: Option<&[usize]>| d.mi(p, k, KsgVariant::Ksg1);
+        return test_permutations(&name, &stat, rows.len(), PERMUTATIONS, &mut rng(permutations));
+    }
     let stat = move |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| ksg_mi(a, b, k, KsgVariant::Ksg1);
-    permutation_test(
-        &format!("ksg:k={k} on normal scores"),
-        &stat,
-        xs.as_view(),
-        ys.as_view(),
-        PERMUTATIONS,
-        usize::MAX,
-        permutations,
-    )
+    permutation_test(&name, &stat, xs.as_view(), ys.as_view(), PERMUTATIONS, usize::MAX, permutations)
 }
+
+/// Joint dimensions above which [`dependence_test`] computes the pairs' marginal distances once
+/// (`PairDistances`) instead of scanning them for every permutation: where KSG's own search
+/// always scans (12), each scan costs O(n² (dx + dy)) and the distances O(n²) per permutation.
+/// On the demo's 20 + 20 dimensions and 2000 rows the test took 5.0 s (release build, this
+/// project's 2-core machine, 2026-11-26).
+const PAIR_DISTANCES_ABOVE: usize = 12;
 
 /// [`dependence_test`] with declared labels, on the rows already drawn: the statistic of
 /// [`label_estimator`](super::classical::label_estimator) for the sides' kinds, `g` drawing the tie-breaking noise of Ross's

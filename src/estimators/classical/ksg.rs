@@ -158,11 +158,18 @@ pub fn ksg_with(
         KsgSearch::Scan => true,
     };
     let (nx, ny) = if scan { counts_scan(x, y, k, variant) } else { counts_tree(x, y, k, variant) };
+    Ok(from_counts(&nx, &ny, k, variant))
+}
+
+/// KSG's estimate (and the mean counts, the spread of the per-point terms) from the counts
+/// `n_x(i)`, `n_y(i)` of every point.
+fn from_counts(nx: &[u32], ny: &[u32], k: usize, variant: KsgVariant) -> KsgResult {
+    let n = nx.len();
     let strict = variant == KsgVariant::Ksg1;
     let psi = digamma_table(n + 1);
     let shift = usize::from(strict);
     let (mut sum, mut sum_sq) = (0.0, 0.0);
-    for (&a, &b) in nx.iter().zip(&ny) {
+    for (&a, &b) in nx.iter().zip(ny) {
         let t = psi[a as usize + shift] + psi[b as usize + shift];
         sum += t;
         sum_sq += t * t;
@@ -177,7 +184,74 @@ pub fn ksg_with(
     let mean = |c: &[u32]| c.iter().map(|&v| v as f64).sum::<f64>() / nf;
     // The per-point terms differ from ψ(nx + 1) + ψ(ny + 1) by constants: same spread.
     let term_sd = (((sum_sq - sum * sum / nf) / (nf - 1.0)).max(0.0)).sqrt();
-    Ok(KsgResult { mi, mean_nx: mean(&nx), mean_ny: mean(&ny), term_sd })
+    KsgResult { mi, mean_nx: mean(nx), mean_ny: mean(ny), term_sd }
+}
+
+/// The marginal max-norm distances of every pair of rows of `x` and of `y`, computed once, so
+/// that KSG of `x` against any permutation of `y`'s rows costs O(n²) instead of the scan's
+/// O(n² (dx + dy)): the statistic of a permutation test in many dimensions
+/// ([`dependence_test`](crate::estimators::significance::dependence_test)). The distances,
+/// neighbours and counts are the scan's, so the value is [`ksg_mi`]'s on the permuted rows, to
+/// the bit (`tests::pair_distances_equal_the_scan`). Memory: 2n² values.
+pub(crate) struct PairDistances {
+    n: usize,
+    ex: Vec<f64>,
+    ey: Vec<f64>,
+}
+
+impl PairDistances {
+    /// The distances of `x`'s and `y`'s rows; the errors of [`ksg_mi`] for bad inputs.
+    pub(crate) fn new(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<Self> {
+        check_inputs(x, y, 2)?;
+        let n = x.nrows();
+        let all = |m: DMatrixView<'_, f64>| -> Vec<f64> {
+            let cols: Vec<Vec<f64>> = m.column_iter().map(|c| c.iter().copied().collect()).collect();
+            let mut d = vec![0.0; n * n];
+            d.par_chunks_mut(n).enumerate().for_each(|(i, row)| marginal_into(&cols, i, row));
+            d
+        };
+        Ok(PairDistances { n, ex: all(x), ey: all(y) })
+    }
+
+    /// KSG's estimate of `I(X; Y)` with `y`'s rows permuted (`y'_i = y_{perm[i]}`; `None`: as
+    /// given). Errors: `k = 0` or `k ≥ n`, a permutation of another length.
+    pub(crate) fn mi(&self, perm: Option<&[usize]>, k: usize, variant: KsgVariant) -> Result<f64> {
+        let n = self.n;
+        if k == 0 || k >= n {
+            return Err(Error::param("ksg k", k, &format!("must be at least 1 and smaller than the rows ({n})")));
+        }
+        let identity: Vec<usize>;
+        let perm = match perm {
+            Some(p) if p.len() == n => p,
+            Some(p) => return Err(Error::param("permutation length", p.len(), &format!("must be {n}"))),
+            None => {
+                identity = (0..n).collect();
+                &identity
+            }
+        };
+        let strict = variant == KsgVariant::Ksg1;
+        let (mut dz, mut best) = (vec![0.0; n], Vec::with_capacity(k + 1));
+        let (mut nx, mut ny) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for i in 0..n {
+            let ex = &self.ex[i * n..(i + 1) * n];
+            // Row perm[i] of y's distances, read in the permuted order: the distances of y'_i.
+            let ey = &self.ey[perm[i] * n..(perm[i] + 1) * n];
+            dz.iter_mut().zip(ex.iter().zip(perm)).for_each(|(z, (&a, &pj))| *z = fmax(a, ey[pj]));
+            dz[i] = f64::INFINITY;
+            k_nearest(&dz, k, &mut best);
+            let (rx, ry) = match variant {
+                KsgVariant::Ksg1 => (best[k - 1].0, best[k - 1].0),
+                KsgVariant::Ksg2 => (
+                    best.iter().map(|&(_, j)| ex[j]).fold(0.0, f64::max),
+                    best.iter().map(|&(_, j)| ey[perm[j]]).fold(0.0, f64::max),
+                ),
+            };
+            // y'_i's distances to all y' are those of y_{perm[i]} to all y, in another order.
+            nx.push(count_inside(ex, rx, strict));
+            ny.push(count_inside(ey, ry, strict));
+        }
+        Ok(from_counts(&nx, &ny, k, variant).mi)
+    }
 }
 
 /// The counts `n_x(i)`, `n_y(i)` by one exact pass over all other points per point.
@@ -269,22 +343,11 @@ fn count_inside(dist: &[f64], r: f64, strict: bool) -> u32 {
     (inside - u64::from(!strict || r > 0.0)) as u32
 }
 
-/// KSG's counts for point `i` by scanning all points.
+/// The `k` smallest of `dz` with their indices, ascending, into `best` (ties: the earlier index
+/// first).
 #[inline(always)]
-fn scan_point(
-    xc: &[Vec<f64>],
-    yc: &[Vec<f64>],
-    i: usize,
-    k: usize,
-    variant: KsgVariant,
-    s: &mut Scratch,
-) -> (u32, u32) {
+fn k_nearest(dz: &[f64], k: usize, best: &mut Vec<(f64, usize)>) {
     const CHUNK: usize = 16;
-    let Scratch { ex, ey, dz, best } = s;
-    marginal_into(xc, i, ex);
-    marginal_into(yc, i, ey);
-    dz.iter_mut().zip(ex.iter().zip(ey.iter())).for_each(|(z, (&a, &b))| *z = fmax(a, b));
-    dz[i] = f64::INFINITY;
     best.clear();
     let mut worst = f64::INFINITY;
     for (c, chunk) in dz.chunks(CHUNK).enumerate() {
@@ -303,6 +366,24 @@ fn scan_point(
             }
         }
     }
+}
+
+/// KSG's counts for point `i` by scanning all points.
+#[inline(always)]
+fn scan_point(
+    xc: &[Vec<f64>],
+    yc: &[Vec<f64>],
+    i: usize,
+    k: usize,
+    variant: KsgVariant,
+    s: &mut Scratch,
+) -> (u32, u32) {
+    let Scratch { ex, ey, dz, best } = s;
+    marginal_into(xc, i, ex);
+    marginal_into(yc, i, ey);
+    dz.iter_mut().zip(ex.iter().zip(ey.iter())).for_each(|(z, (&a, &b))| *z = fmax(a, b));
+    dz[i] = f64::INFINITY;
+    k_nearest(dz, k, best);
     let strict = variant == KsgVariant::Ksg1;
     let (rx, ry) = match variant {
         KsgVariant::Ksg1 => (best[k - 1].0, best[k - 1].0),
@@ -512,5 +593,37 @@ impl Estimator for Ksg {
             run(self.name(), label, settings, xm.as_view(), ym.as_view(), self.subsamples, self.k + 1, seed, &core)?;
         est.diagnostics.warnings.splice(0..0, warnings);
         Ok(est)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{rng, shuffle};
+    use rand_distr::Distribution;
+
+    /// `PairDistances` gives [`ksg_mi`]'s value on the permuted rows to the bit, for both
+    /// variants, in few dimensions (where `ksg_mi` searches with trees) and in many (where it
+    /// scans), on dependent data (so a wrong pairing would change the value).
+    #[test]
+    fn pair_distances_equal_the_scan() {
+        let mut g = rng(11);
+        for (dx, dy, n) in [(1, 2, 300), (8, 9, 400)] {
+            let mut normal = || -> f64 { StandardNormal.sample(&mut g) };
+            let z = DMatrix::from_fn(n, dx, |_, _| normal());
+            let y = DMatrix::from_fn(n, dy, |i, j| z[(i, j % dx)] + 0.5 * normal());
+            let d = PairDistances::new(z.as_view(), y.as_view()).unwrap();
+            let mut p: Vec<usize> = (0..n).collect();
+            shuffle(&mut p, &mut g);
+            for variant in [KsgVariant::Ksg1, KsgVariant::Ksg2] {
+                let paired = ksg_mi(z.as_view(), y.as_view(), 5, variant).unwrap();
+                assert!(paired > 0.3, "{dx}+{dy}: dependent data read {paired}");
+                assert_eq!(d.mi(None, 5, variant).unwrap(), paired, "{dx}+{dy} {variant:?} as paired");
+                let permuted = ksg_mi(z.as_view(), y.select_rows(&p).as_view(), 5, variant).unwrap();
+                assert_eq!(d.mi(Some(&p), 5, variant).unwrap(), permuted, "{dx}+{dy} {variant:?} permuted");
+            }
+            assert!(d.mi(Some(&p[1..]), 5, KsgVariant::Ksg1).is_err());
+            assert!(d.mi(None, n, KsgVariant::Ksg1).is_err());
+        }
     }
 }

@@ -160,7 +160,7 @@ impl Default for NeuralConfig {
             folds: 5,
             transform: MarginalTransform::Copula,
             eval_every: 0,
-            patience: 600,
+            patience: 200,
             alternatives: Alternative::defaults(),
             pilot_steps: 500,
             choose_once: true,
