@@ -122,9 +122,30 @@ fn auto_scan(n: usize, d: usize) -> bool {
         0..=2 => false,
         3..=5 => n <= 2000,
         6..=9 => n <= 8000,
-        10..=12 => n <= 30_000,
+        _ if d <= ALWAYS_SCAN_ABOVE => n <= 30_000,
         _ => true,
     }
+}
+
+/// Joint dimensions above which [`KsgSearch::Auto`] always scans (the tree path's joint search
+/// is brute force there too), and above which the dependence test computes the pairs'
+/// distances once ([`PairDistances`]).
+pub(crate) const ALWAYS_SCAN_ABOVE: usize = 12;
+
+/// `k` must be at least 1 and smaller than the `n` rows.
+fn check_k(k: usize, n: usize) -> Result<()> {
+    if k == 0 {
+        return Err(Error::param("ksg k", k, "must be at least 1"));
+    }
+    if k >= n {
+        return Err(Error::param("ksg k", k, &format!("must be smaller than the number of rows ({n})")));
+    }
+    Ok(())
+}
+
+/// The columns of `m`, each as one contiguous vector.
+fn columns(m: DMatrixView<'_, f64>) -> Vec<Vec<f64>> {
+    m.column_iter().map(|c| c.iter().copied().collect()).collect()
 }
 
 /// [`ksg_mi`] with the mean neighbour counts.
@@ -145,9 +166,7 @@ pub fn ksg_with(
     }
     check_inputs(x, y, 2)?;
     let n = x.nrows();
-    if k >= n {
-        return Err(Error::param("ksg k", k, &format!("must be smaller than the number of rows ({n})")));
-    }
+    check_k(k, n)?;
     if n > u32::MAX as usize {
         return Err(Error::param("rows", n, "at most 2³² − 1"));
     }
@@ -205,7 +224,7 @@ impl PairDistances {
         check_inputs(x, y, 2)?;
         let n = x.nrows();
         let all = |m: DMatrixView<'_, f64>| -> Vec<f64> {
-            let cols: Vec<Vec<f64>> = m.column_iter().map(|c| c.iter().copied().collect()).collect();
+            let cols = columns(m);
             let mut d = vec![0.0; n * n];
             d.par_chunks_mut(n).enumerate().for_each(|(i, row)| marginal_into(&cols, i, row));
             d
@@ -217,9 +236,7 @@ impl PairDistances {
     /// given). Errors: `k = 0` or `k ≥ n`, a permutation of another length.
     pub(crate) fn mi(&self, perm: Option<&[usize]>, k: usize, variant: KsgVariant) -> Result<f64> {
         let n = self.n;
-        if k == 0 || k >= n {
-            return Err(Error::param("ksg k", k, &format!("must be at least 1 and smaller than the rows ({n})")));
-        }
+        check_k(k, n)?;
         let identity: Vec<usize>;
         let perm = match perm {
             Some(p) if p.len() == n => p,
@@ -229,7 +246,6 @@ impl PairDistances {
                 &identity
             }
         };
-        let strict = variant == KsgVariant::Ksg1;
         let (mut dz, mut best) = (vec![0.0; n], Vec::with_capacity(k + 1));
         let (mut nx, mut ny) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for i in 0..n {
@@ -239,16 +255,10 @@ impl PairDistances {
             dz.iter_mut().zip(ex.iter().zip(perm)).for_each(|(z, (&a, &pj))| *z = fmax(a, ey[pj]));
             dz[i] = f64::INFINITY;
             k_nearest(&dz, k, &mut best);
-            let (rx, ry) = match variant {
-                KsgVariant::Ksg1 => (best[k - 1].0, best[k - 1].0),
-                KsgVariant::Ksg2 => (
-                    best.iter().map(|&(_, j)| ex[j]).fold(0.0, f64::max),
-                    best.iter().map(|&(_, j)| ey[perm[j]]).fold(0.0, f64::max),
-                ),
-            };
             // y'_i's distances to all y' are those of y_{perm[i]} to all y, in another order.
-            nx.push(count_inside(ex, rx, strict));
-            ny.push(count_inside(ey, ry, strict));
+            let (cx, cy) = point_counts(&best, variant, (ex, |j| ex[j]), (ey, |j| ey[perm[j]]));
+            nx.push(cx);
+            ny.push(cy);
         }
         Ok(from_counts(&nx, &ny, k, variant).mi)
     }
@@ -262,9 +272,7 @@ fn counts_scan(
     variant: KsgVariant,
 ) -> (Vec<u32>, Vec<u32>) {
     let n = x.nrows();
-    let cols =
-        |m: DMatrixView<'_, f64>| -> Vec<Vec<f64>> { m.column_iter().map(|c| c.iter().copied().collect()).collect() };
-    let (xc, yc) = (cols(x), cols(y));
+    let (xc, yc) = (columns(x), columns(y));
     let pairs: Vec<(u32, u32)> = (0..n)
         .into_par_iter()
         .map_init(
@@ -384,14 +392,32 @@ fn scan_point(
     dz.iter_mut().zip(ex.iter().zip(ey.iter())).for_each(|(z, (&a, &b))| *z = fmax(a, b));
     dz[i] = f64::INFINITY;
     k_nearest(dz, k, best);
-    let strict = variant == KsgVariant::Ksg1;
+    point_counts(best, variant, (ex, |j| ex[j]), (ey, |j| ey[j]))
+}
+
+/// A point's counts `(n_x, n_y)` from its `k` nearest joint neighbours `best` (ascending): the
+/// radii (KSG-1: the k-th joint distance on both sides; KSG-2: each side's largest distance to
+/// those neighbours, `dist_to(j)` being the side's distance to point `j`), then the points of
+/// the side's distances `all` (any order, the point itself at distance 0) inside them.
+#[inline(always)]
+fn point_counts(
+    best: &[(f64, usize)],
+    variant: KsgVariant,
+    (x_all, x_to): (&[f64], impl Fn(usize) -> f64),
+    (y_all, y_to): (&[f64], impl Fn(usize) -> f64),
+) -> (u32, u32) {
     let (rx, ry) = match variant {
-        KsgVariant::Ksg1 => (best[k - 1].0, best[k - 1].0),
-        KsgVariant::Ksg2 => {
-            (best.iter().map(|&(_, j)| ex[j]).fold(0.0, f64::max), best.iter().map(|&(_, j)| ey[j]).fold(0.0, f64::max))
+        KsgVariant::Ksg1 => {
+            let r = best[best.len() - 1].0;
+            (r, r)
         }
+        KsgVariant::Ksg2 => (
+            best.iter().map(|&(_, j)| x_to(j)).fold(0.0, f64::max),
+            best.iter().map(|&(_, j)| y_to(j)).fold(0.0, f64::max),
+        ),
     };
-    (count_inside(ex, rx, strict), count_inside(ey, ry, strict))
+    let strict = variant == KsgVariant::Ksg1;
+    (count_inside(x_all, rx, strict), count_inside(y_all, ry, strict))
 }
 
 /// The counts `n_x(i)`, `n_y(i)` with k-d trees (module docs).
