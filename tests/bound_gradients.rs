@@ -1,6 +1,6 @@
 //! Every bound's hand-written gradient against central finite differences (f64).
 
-mod common;
+use crate::common;
 
 use common::{assert_grad_close, numeric_grad, random_matrix};
 use mibound::bounds::{

@@ -16,7 +16,7 @@ use mibound::estimators::classical::{
 };
 use nalgebra::DMatrix;
 
-mod common;
+use crate::common;
 use common::splitmix_normals as normals;
 
 // ---- printed by tests/reference/classical_reference.py ----

@@ -4,7 +4,7 @@
 //! not apply with one message. Also `estimate --discrete COLS`: a declared label refuses an
 //! estimator that reads numbers. Release mode, fixed seeds; n = 300 rows.
 
-mod common;
+use crate::common;
 
 use common::{mibound, temp_dir};
 use mibound::data::rng;

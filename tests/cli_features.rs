@@ -3,7 +3,7 @@
 //! `--continuous` declares it, and `--discrete none` turns detection off for the features only
 //! (a class target stays a class). Release mode, fixed seeds.
 
-mod common;
+use crate::common;
 
 use common::{mibound, temp_dir};
 use mibound::data::VarKind;

@@ -3,7 +3,7 @@
 //! accepted input is on stderr. python/tests/test_rules.py runs the same table through Python
 //! and asserts the same sentences.
 
-mod common;
+use crate::common;
 
 use mibound::data::files::write_npy;
 use nalgebra::DMatrix;

@@ -1,6 +1,6 @@
 //! Contrastive objectives: finite-difference gradients and the identities that explain them.
 
-mod common;
+use crate::common;
 
 use common::{assert_grad_close, numeric_grad, random_matrix};
 use mibound::bounds::{Bound, InfoNce};

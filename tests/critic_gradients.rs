@@ -5,7 +5,7 @@
 //! by checking that no pre-activation lies within the finite-difference step (the random inputs
 //! make that overwhelmingly likely, and a kink would show as an O(1) error, not a small one).
 
-mod common;
+use crate::common;
 
 use common::{assert_param_grads, random_matrix};
 use mibound::critics::{Activation, Bilinear, Concat, Critic, Init, Separable, Similarity};

@@ -18,7 +18,7 @@ use mibound::estimators::classical::{
 use mibound::estimators::{Estimator, EstimatorSpec};
 use nalgebra::DMatrix;
 
-mod common;
+use crate::common;
 use common::splitmix_normals as normals;
 
 // ---- printed by tests/reference/discrete_reference.py ----

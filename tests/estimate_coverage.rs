@@ -9,6 +9,7 @@
 use mibound::data::{CorrelatedGaussian, Sampler};
 use mibound::estimators::{EstimatorSpec, Settings, compare};
 use mibound::rng::rng;
+use rayon::prelude::*;
 
 #[test]
 #[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
@@ -20,14 +21,18 @@ fn lower_bound_intervals_cover_the_estimators_mean() {
     settings.neural.batch = 128;
     settings.neural.max_steps = 300;
     settings.neural.alternatives.clear();
-    let mut intervals = vec![Vec::new(); specs.len()];
-    for d in 0..DATA_SETS {
-        let (x, y) = task.sample(1000, &mut rng(1000 + d));
-        let c = compare(&specs, &settings, x.as_view(), y.as_view(), d, None).unwrap();
-        for (k, e) in c.estimates.iter().enumerate() {
-            intervals[k].push((e.value, e.interval.low, e.interval.high));
-        }
-    }
+    // The data sets in parallel (each estimate is a function of its seed alone): one estimate's
+    // 5 folds keep only 5 of 6 core-slots of 2 cores busy (82 % measured), two at once all.
+    let per_set: Vec<Vec<(f64, f64, f64)>> = (0..DATA_SETS)
+        .into_par_iter()
+        .map(|d| {
+            let (x, y) = task.sample(1000, &mut rng(1000 + d));
+            let c = compare(&specs, &settings, x.as_view(), y.as_view(), d, None).unwrap();
+            c.estimates.iter().map(|e| (e.value, e.interval.low, e.interval.high)).collect()
+        })
+        .collect();
+    let intervals: Vec<Vec<(f64, f64, f64)>> =
+        (0..specs.len()).map(|k| per_set.iter().map(|set| set[k]).collect()).collect();
     for (spec, iv) in specs.iter().zip(&intervals) {
         let mean = iv.iter().map(|v| v.0).sum::<f64>() / iv.len() as f64;
         let covered = iv.iter().filter(|v| v.1 <= mean && mean <= v.2).count();

@@ -2,7 +2,7 @@
 //! `NeuralConfig::labels`) through the estimators that read them as categories: a label's codes
 //! mean nothing, so relabelling them must not move an estimate. Release mode, fixed seeds.
 
-mod common;
+use crate::common;
 
 use common::{mibound, temp_dir};
 use mibound::data::kinds::LabelColumns;

@@ -7,7 +7,7 @@
 //! `common::assert_grad_close` (1e-6 relative-plus-absolute; a wrong term shows as O(1)).
 //! Parameters are randomised away from the identity initialisation so every term is exercised.
 
-mod common;
+use crate::common;
 
 use common::{assert_grad_close, assert_param_grads, numeric_grad, random_matrix};
 use mibound::critics::Activation;

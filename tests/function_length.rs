@@ -3,7 +3,7 @@
 //! sources: a function runs from its `fn` line to the line where its braces balance, counting
 //! only braces in code ([`code_braces`]: not in comments, strings, raw strings or characters).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

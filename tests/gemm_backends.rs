@@ -1,7 +1,7 @@
 //! The gemm module against a naive triple loop, for every transpose combination, small and
 //! large sizes, f32 and f64, and (with `--features blas`) both backends against each other.
 
-mod common;
+use crate::common;
 
 use common::random_matrix;
 use mibound::compute::Compute;

@@ -2,7 +2,7 @@
 //! layers, and in the same layer a bound never knows critics and a critic never knows bounds.
 //! Read from the sources: every `crate::name` path in a module's files.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! MoCo: gradient of the query encoder, the momentum update, the queue, and training with the
 //! runner's InfoNCE on an N × (N + K) score matrix.
 
-mod common;
+use crate::common;
 
 use common::{assert_param_grads, random_matrix};
 use mibound::bounds::BoundSpec;

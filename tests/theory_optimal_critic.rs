@@ -15,7 +15,7 @@
 //!
 //! Run with `--nocapture` to see the table.
 
-mod common;
+use crate::common;
 
 use common::mean_se;
 use mibound::bounds::{Bound, InfoNce, Js, Nwj};

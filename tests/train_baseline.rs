@@ -1,7 +1,7 @@
 //! The learned log-baseline `ln a(y)` of TUBA and I_α: its parameter gradient through the
 //! bound against finite differences, and its wiring into training.
 
-mod common;
+use crate::common;
 
 use common::{assert_param_grads, random_matrix};
 use mibound::bounds::{Bound, BoundSpec, Interpolated, LogBaseline, Tuba};

@@ -1,7 +1,7 @@
 //! Upper bounds and Barber–Agakov: with the true conditional (theory) and with a trained q(y|x),
 //! and the sandwich lower ≤ I ≤ upper through a staircase.
 
-mod common;
+use crate::common;
 
 use common::mean_se;
 use mibound::bounds::{BarberAgakov, Bound, BoundSpec, Club, ClubSample, LeaveOneOut};
