@@ -9,7 +9,7 @@
 //! read 0.72–0.73 over seeds 0–2 with ReLU critics only; with the softplus candidate it reads
 //! 0.799 on these samples, 0.806 on the benchmark's, and 0.80–0.81 over seeds 0–2 with softplus
 //! as the only alternative; its limit is 0.766).
-//! `MIBOUND_ALL_BMI_TASKS=1 cargo test --release --test estimate_bmi_tasks -- --nocapture` runs
+//! `MIBOUND_ALL_BMI_TASKS=1 cargo test --release --test suite estimate_bmi_tasks:: -- --nocapture` runs
 //! all 40 and prints the markdown table with both mean absolute errors.
 
 use mibound::estimators::{EstimatorSpec, Settings, compare};

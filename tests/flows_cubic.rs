@@ -4,7 +4,7 @@
 //! capped at log 64 ≈ 4.16). The 10 % is the criterion, not a tuned tolerance.
 //!
 //! Release mode, one level per test (≈ 20–40 s each on a shared 2-core machine):
-//! `cargo test --release --test flows_cubic -- --test-threads=1`.
+//! `cargo test --release --test suite flows_cubic:: -- --test-threads=1`.
 //! The estimate is also checked against its own diagnostics: the fitted model's correlations
 //! and the held-out read-off must agree to within the same 10 %.
 

@@ -3,7 +3,7 @@
 //! that 10 % (the held-out average's uncertainty; the flows' KL gaps are not in it); bad input is
 //! a typed error.
 //!
-//! `cargo test --release --test flows_entropy -- --nocapture` (≈ 25 s here).
+//! `cargo test --release --test suite flows_entropy:: -- --nocapture` (≈ 25 s here).
 
 use mibound::Error;
 use mibound::data::{CorrelatedGaussian, Sampler, Transformed, rng};

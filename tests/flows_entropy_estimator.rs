@@ -3,7 +3,7 @@
 //! Gaussian task with known MI, the same seed gives the same numbers, and bad input is a typed
 //! error.
 //!
-//! `cargo test --release --test flows_entropy_estimator -- --nocapture`.
+//! `cargo test --release --test suite flows_entropy_estimator:: -- --nocapture`.
 
 use mibound::Error;
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
@@ -140,7 +140,7 @@ fn bad_input_is_a_typed_error() {
 }
 
 /// How the tolerance above was set: the spread of the same estimate over seeds 0–4 (data
-/// `rng(100 + s)`, training seed `s`). `cargo test --release --test flows_entropy_estimator --
+/// `rng(100 + s)`, training seed `s`). `cargo test --release --test suite flows_entropy_estimator:: --
 /// --ignored --nocapture`.
 #[test]
 #[ignore]

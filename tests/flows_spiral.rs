@@ -8,7 +8,7 @@
 //!
 //! Deep, narrow flows (24 blocks of 16 × 16 couplings) do better here than the default 4 × 64 × 64.
 //!
-//! `cargo test --release --test flows_spiral -- --nocapture` (≈ 20 s here).
+//! `cargo test --release --test suite flows_spiral:: -- --nocapture` (≈ 20 s here).
 
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
 use mibound::flows::{GaussianisationConfig, estimate};

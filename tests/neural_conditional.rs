@@ -5,7 +5,7 @@
 //! (`I(X; Y | Z) > 0`). Release mode, fixed seeds, n = 2000 rows, short training (below).
 //!
 //! Tolerances: from the spread of the estimates over sample seeds 0–9, measured with
-//! `cargo test --release --test neural_conditional -- --nocapture` (the printed lines, with the
+//! `cargo test --release --test suite neural_conditional:: -- --nocapture` (the printed lines, with the
 //! loop over seeds 0–9); the test runs seeds 0–2. See the comment at the bounds.
 
 use mibound::data::rng;

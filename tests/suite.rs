@@ -67,3 +67,33 @@ mod train_accuracy;
 mod train_baseline;
 mod train_runner;
 mod upper_bounds;
+
+/// Every file of tests/ is a module above or one of the two programs of its own (Cargo.toml's
+/// `autotests = false` builds nothing else): a new test file cannot be silently left out.
+#[test]
+fn every_test_file_is_built() {
+    let suite = std::fs::read_to_string("tests/suite.rs").unwrap();
+    let apart = ["suite", "train_no_alloc", "parallel_steps"];
+    let manifest = std::fs::read_to_string("Cargo.toml").unwrap();
+    for name in apart {
+        assert!(manifest.contains(&format!("[[test]]\nname = \"{name}\"")), "Cargo.toml lacks the test {name}");
+    }
+    let mut modules = 0;
+    for entry in std::fs::read_dir("tests").unwrap() {
+        let path = entry.unwrap().path();
+        let Some(name) =
+            path.file_stem().and_then(|s| s.to_str()).filter(|_| path.extension().is_some_and(|e| e == "rs"))
+        else {
+            continue;
+        };
+        if apart.contains(&name) {
+            continue;
+        }
+        assert!(
+            suite.lines().any(|l| l == format!("mod {name};")),
+            "tests/{name}.rs is not a module of tests/suite.rs"
+        );
+        modules += 1;
+    }
+    assert!(modules > 50, "only {modules} test files found: run from the repository root");
+}
