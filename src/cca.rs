@@ -111,21 +111,36 @@ pub fn gaussian_fit(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<
     Ok(GaussianFit { plugin, corrected, canonical })
 }
 
-/// The joint correlation matrix of the columns of `x` then `y`, from the centred columns
-/// scaled to unit norm; an error naming the first constant column.
-fn correlation_matrix(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<DMatrix<f64>> {
-    let (n, dx) = (x.nrows(), x.ncols());
-    let mut z = DMatrix::zeros(n, dx + y.ncols());
+/// An error naming the first column of `x` then `y` that is constant (the covariance is then
+/// singular).
+pub(crate) fn refuse_constant(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<()> {
+    let dx = x.ncols();
     for (j, src) in x.column_iter().chain(y.column_iter()).enumerate() {
-        let (lo, hi) = src.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-        if lo == hi {
+        if is_constant(src.iter()) {
             let (side, col) = if j < dx { ("x", j) } else { ("y", j - dx) };
             return Err(Error::param(
                 "covariance",
-                format!("{side} column {col} constant ({lo})"),
+                format!("{side} column {col} constant ({})", src[0]),
                 "is singular: a constant column carries no information; drop it",
             ));
         }
+    }
+    Ok(())
+}
+
+/// Whether every value is the same one.
+pub(crate) fn is_constant<'a>(mut values: impl Iterator<Item = &'a f64>) -> bool {
+    let Some(first) = values.next() else { return true };
+    values.all(|v| v == first)
+}
+
+/// The joint correlation matrix of the columns of `x` then `y`, from the centred columns
+/// scaled to unit norm; an error naming the first constant column.
+fn correlation_matrix(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<DMatrix<f64>> {
+    refuse_constant(x, y)?;
+    let (n, dx) = (x.nrows(), x.ncols());
+    let mut z = DMatrix::zeros(n, dx + y.ncols());
+    for (j, src) in x.column_iter().chain(y.column_iter()).enumerate() {
         let mean = src.iter().sum::<f64>() / n as f64;
         let mut col = z.column_mut(j);
         for (t, &v) in col.iter_mut().zip(src.iter()) {

@@ -45,6 +45,9 @@ pub enum WarningCode {
     SparseCells,
     /// No interval could be computed (a setting asked for none, or too few rows for one).
     NoInterval,
+    /// Some half-samples of a classical estimator's interval could not be estimated (a column
+    /// constant or collinear in those rows); the interval rests on the others.
+    SubsamplesFailed,
     /// A quantity that cannot be negative read below zero (a difference of two estimates).
     Negative,
     /// A lower bound or an estimate read above the entropy of a side made of labels, which

@@ -71,6 +71,26 @@ pub fn copula_mi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<f64
     gaussian_mi(copula_transform(x).as_view(), copula_transform(y).as_view())
 }
 
+/// [`gaussian_fit`] without the columns that are constant in these rows. The estimators refuse
+/// a column constant in the user's data ([`crate::cca::refuse_constant`]); one can still be
+/// constant in a half-sample of the interval (a pixel of the digit images that is rarely
+/// nonzero). A constant coordinate carries no information: `I(X; Y)` is the same without it,
+/// and a side with no column left reads 0.
+fn fit_varying(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<GaussianFit> {
+    let varying = |m: DMatrixView<'_, f64>| {
+        let keep: Vec<usize> = (0..m.ncols()).filter(|&j| !crate::cca::is_constant(m.column(j).iter())).collect();
+        m.select_columns(&keep)
+    };
+    let (xv, yv) = (varying(x), varying(y));
+    if xv.ncols() == x.ncols() && yv.ncols() == y.ncols() {
+        return gaussian_fit(x, y);
+    }
+    if xv.ncols() == 0 || yv.ncols() == 0 {
+        return Ok(GaussianFit { plugin: 0.0, corrected: 0.0, canonical: Vec::new() });
+    }
+    gaussian_fit(xv.as_view(), yv.as_view())
+}
+
 fn fit_core(fit: GaussianFit) -> Core {
     let mut values = vec![("plugin".to_string(), fit.plugin)];
     for (i, r) in fit.canonical.iter().enumerate() {
@@ -105,7 +125,8 @@ impl Estimator for Gaussian {
         let min_rows = x.ncols() + y.ncols() + 2;
         let settings =
             SettingsUsed::Gaussian { bias_correction: "gcmi (exact for normal data)", subsamples: self.subsamples };
-        let core = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| gaussian_fit(a, b).map(fit_core);
+        crate::cca::refuse_constant(x, y)?;
+        let core = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| fit_varying(a, b).map(fit_core);
         let mut e = run(self.name(), "Gaussian (CCA)".into(), settings, x, y, self.subsamples, min_rows, seed, &core)?;
         e.diagnostics.warnings.extend(heavy_tail_warnings(x, y));
         Ok(e)
@@ -169,8 +190,9 @@ impl Estimator for Copula {
             subsamples: self.subsamples,
         };
         // Subsamples re-rank their own rows, as the estimator would on that data.
+        crate::cca::refuse_constant(x, y)?;
         let core = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| {
-            gaussian_fit(copula_transform(a).as_view(), copula_transform(b).as_view()).map(fit_core)
+            fit_varying(copula_transform(a).as_view(), copula_transform(b).as_view()).map(fit_core)
         };
         run(self.name(), "Gaussian copula".into(), settings, x, y, self.subsamples, min_rows, seed, &core)
     }

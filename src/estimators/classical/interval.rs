@@ -99,13 +99,14 @@ pub fn subsampling_interval(
             idx
         })
         .collect();
-    let values: Vec<f64> = subsets
+    let results: Vec<Result<f64>> = subsets
         .par_iter()
         .map(|idx| {
             let (xs, ys) = (x.select_rows(idx), y.select_rows(idx));
             estimate(xs.as_view(), ys.as_view())
         })
-        .collect::<Result<_>>()?;
+        .collect();
+    let (values, warning) = succeeded(results)?;
     let scale = (m as f64 / (n - m) as f64).sqrt();
     let dev: Vec<f64> = values.iter().map(|v| scale * (v - value)).collect();
     let b = dev.len() as f64;
@@ -117,11 +118,36 @@ pub fn subsampling_interval(
         value - quantile(&centred, 0.975),
         value - quantile(&centred, 0.025),
         format!(
-            "subsampling: {subsamples} subsets of m = {m} of n = {n} rows without replacement, \
-             deviations × √(m/(n−m)), centred, percentile"
+            "subsampling: {} subsets of m = {m} of n = {n} rows without replacement, \
+             deviations × √(m/(n−m)), centred, percentile",
+            values.len()
         ),
     );
-    Ok(Subsampled { interval, values, sd, shift, warning: None })
+    Ok(Subsampled { interval, values, sd, shift, warning })
+}
+
+/// The half-samples' estimates that succeeded. A half-sample can fail where the whole data
+/// does not (a rare category or pixel is constant, or two are collinear, in those rows): the
+/// interval rests on the others, with a warning, as long as at least half of them (and two)
+/// succeed; otherwise the first error.
+fn succeeded(results: Vec<Result<f64>>) -> Result<(Vec<f64>, Option<Warning>)> {
+    let (total, failed) = (results.len(), results.iter().filter(|r| r.is_err()).count());
+    if failed == 0 {
+        return Ok((results.into_iter().filter_map(Result::ok).collect(), None));
+    }
+    if 2 * failed > total || total - failed < 2 {
+        return Err(results.into_iter().find_map(Result::err).expect("a failed subsample"));
+    }
+    let first = results.iter().find_map(|r| r.as_ref().err()).expect("a failed subsample").to_string();
+    let warning = Warning::new(
+        WarningCode::SubsamplesFailed,
+        format!(
+            "{failed} of {total} half-samples of the interval could not be estimated (the first: {first}); \
+             the interval rests on the other {}",
+            total - failed
+        ),
+    );
+    Ok((results.into_iter().filter_map(Result::ok).collect(), Some(warning)))
 }
 
 /// The `p`-quantile of sorted values, linearly interpolated (type 7).
