@@ -124,9 +124,9 @@ fn drop_constant(
     x: nalgebra::DMatrix<f64>,
     y: nalgebra::DMatrix<f64>,
 ) -> (nalgebra::DMatrix<f64>, nalgebra::DMatrix<f64>) {
-    let keep = |m: &nalgebra::DMatrix<f64>| -> Vec<usize> {
-        (0..m.ncols()).filter(|&j| m.column(j).iter().any(|&v| v != m[(0, j)])).collect()
+    let varying = |m: nalgebra::DMatrix<f64>| {
+        let constant = mibound::numerics::constant_columns(m.as_view());
+        m.remove_columns_at(&constant)
     };
-    let (kx, ky) = (keep(&x), keep(&y));
-    (x.select_columns(&kx), y.select_columns(&ky))
+    (varying(x), varying(y))
 }

@@ -85,6 +85,5 @@ struct Tally {
 
 /// The columns of `m` that are not constant.
 fn drop_constant(m: &nalgebra::DMatrix<f64>) -> nalgebra::DMatrix<f64> {
-    let keep: Vec<usize> = (0..m.ncols()).filter(|&j| m.column(j).iter().any(|&v| v != m[(0, j)])).collect();
-    m.select_columns(&keep)
+    m.clone().remove_columns_at(&mibound::numerics::constant_columns(m.as_view()))
 }

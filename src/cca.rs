@@ -114,24 +114,17 @@ pub fn gaussian_fit(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<
 /// An error naming the first column of `x` then `y` that is constant (the covariance is then
 /// singular).
 pub(crate) fn refuse_constant(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<()> {
-    let dx = x.ncols();
-    for (j, src) in x.column_iter().chain(y.column_iter()).enumerate() {
-        if is_constant(src.iter()) {
-            let (side, col) = if j < dx { ("x", j) } else { ("y", j - dx) };
-            return Err(Error::param(
-                "covariance",
-                format!("{side} column {col} constant ({})", src[0]),
-                "is singular: a constant column carries no information; drop it",
-            ));
-        }
+    use crate::numerics::constant_columns;
+    let first =
+        |side: &'static str, m: DMatrixView<'_, f64>| constant_columns(m).first().map(|&j| (side, j, m[(0, j)]));
+    match first("x", x).or_else(|| first("y", y)) {
+        Some((side, col, value)) => Err(Error::param(
+            "covariance",
+            format!("{side} column {col} constant ({value})"),
+            "is singular: a constant column carries no information; drop it",
+        )),
+        None => Ok(()),
     }
-    Ok(())
-}
-
-/// Whether every value is the same one.
-pub(crate) fn is_constant<'a>(mut values: impl Iterator<Item = &'a f64>) -> bool {
-    let Some(first) = values.next() else { return true };
-    values.all(|v| v == first)
 }
 
 /// The joint correlation matrix of the columns of `x` then `y`, from the centred columns

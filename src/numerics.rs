@@ -60,6 +60,12 @@ pub fn softplus_backward_in_place<T: Real>(z: &[T], a: &[T], d: &mut [T]) {
     }
 }
 
+/// Positions of the columns of `m` whose values are all equal (all of them when `m` has no
+/// rows).
+pub fn constant_columns(m: nalgebra::DMatrixView<'_, f64>) -> Vec<usize> {
+    (0..m.ncols()).filter(|&j| m.column(j).iter().all(|&v| v == m[(0, j)])).collect()
+}
+
 /// The mean and the central moments `m2, m3, m4` (sums of `(v − mean)^k` over n) of the values.
 pub fn central_moments(v: impl Iterator<Item = f64> + Clone) -> (f64, [f64; 3]) {
     let (mut n, mut sum) = (0.0, 0.0);

@@ -285,8 +285,7 @@ fn check_finite(side: Side, input: &Input<'_>) -> Result<(), InputError> {
 
 /// Positions of the columns whose values are all equal.
 fn constant(input: &Input<'_>) -> Vec<usize> {
-    let m = &input.values;
-    (0..m.ncols()).filter(|&j| m.column(j).iter().all(|&v| v == m[(0, j)])).collect()
+    crate::numerics::constant_columns(input.values.as_view())
 }
 
 /// A note when the used column that is the user's column 0 looks like pandas' index: named

@@ -77,18 +77,16 @@ pub fn copula_mi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<f64
 /// nonzero). A constant coordinate carries no information: `I(X; Y)` is the same without it,
 /// and a side with no column left reads 0.
 fn fit_varying(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<GaussianFit> {
-    let varying = |m: DMatrixView<'_, f64>| {
-        let keep: Vec<usize> = (0..m.ncols()).filter(|&j| !crate::cca::is_constant(m.column(j).iter())).collect();
-        m.select_columns(&keep)
-    };
-    let (xv, yv) = (varying(x), varying(y));
-    if xv.ncols() == x.ncols() && yv.ncols() == y.ncols() {
+    use crate::numerics::constant_columns;
+    let (cx, cy) = (constant_columns(x), constant_columns(y));
+    if cx.is_empty() && cy.is_empty() {
+        // Also where the input checks of `gaussian_fit` apply (an empty side, too few rows).
         return gaussian_fit(x, y);
     }
-    if xv.ncols() == 0 || yv.ncols() == 0 {
+    if cx.len() == x.ncols() || cy.len() == y.ncols() {
         return Ok(GaussianFit { plugin: 0.0, corrected: 0.0, canonical: Vec::new() });
     }
-    gaussian_fit(xv.as_view(), yv.as_view())
+    gaussian_fit(x.remove_columns_at(&cx).as_view(), y.remove_columns_at(&cy).as_view())
 }
 
 fn fit_core(fit: GaussianFit) -> Core {
@@ -125,6 +123,7 @@ impl Estimator for Gaussian {
         let min_rows = x.ncols() + y.ncols() + 2;
         let settings =
             SettingsUsed::Gaussian { bias_correction: "gcmi (exact for normal data)", subsamples: self.subsamples };
+        check_inputs(x, y, min_rows)?;
         crate::cca::refuse_constant(x, y)?;
         let core = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| fit_varying(a, b).map(fit_core);
         let mut e = run(self.name(), "Gaussian (CCA)".into(), settings, x, y, self.subsamples, min_rows, seed, &core)?;
