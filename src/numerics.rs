@@ -156,12 +156,22 @@ pub fn offdiag_log_mean_exp<T: Real>(s: &[T], n: usize, g: impl Fn(T, usize) -> 
             }
         }
     }
+    // The exponentials a chunk at a time through `exp_in_place` (vectorised in f32: the scalar
+    // `expf` was 12 % of the CPU of training NWJ critics, `estimate_coverage` under `perf`), in a
+    // buffer on the stack (a training step allocates nothing), summed in the same order.
+    const CHUNK: usize = 64;
+    let mut buf = [T::zero(); CHUNK];
     let mut sum = 0.0f64;
     for (j, col) in s.chunks_exact(n).enumerate() {
         let mut colsum = T::zero();
-        for (i, &v) in col.iter().enumerate() {
-            if i != j {
-                colsum += (g(v, j) - m).exp();
+        for (c, chunk) in col.chunks(CHUNK).enumerate() {
+            let b = &mut buf[..chunk.len()];
+            b.iter_mut().zip(chunk).for_each(|(o, &v)| *o = g(v, j) - m);
+            exp_in_place(b);
+            for (o, &e) in b.iter().enumerate() {
+                if c * CHUNK + o != j {
+                    colsum += e;
+                }
             }
         }
         sum += colsum.to_f64();
@@ -194,9 +204,10 @@ pub fn offdiag_exp_grad<T: Real>(
     let scale = T::of((m.to_f64() + log_scale).exp().min(max));
     for (j, (scol, gcol)) in s.chunks_exact(n).zip(g.chunks_exact_mut(n)).enumerate() {
         let shift = a(j) + m;
-        for i in 0..n {
-            gcol[i] = if i == j { diag } else { -((scol[i] - shift).exp() * scale) };
-        }
+        gcol.iter_mut().zip(scol).for_each(|(o, &v)| *o = v - shift);
+        exp_in_place(gcol);
+        gcol.iter_mut().for_each(|o| *o = -(*o * scale));
+        gcol[j] = diag;
     }
 }
 
