@@ -64,8 +64,9 @@ mod train_accuracy;
 mod train_baseline;
 mod upper_bounds;
 
-/// Every file of tests/ is a module above or one of the two programs of its own (Cargo.toml's
-/// `autotests = false` builds nothing else): a new test file cannot be silently left out.
+/// Every file of tests/ is a module of exactly one of this program and tests/backend.rs, or a
+/// program of its own (Cargo.toml's `autotests = false` builds nothing else): a new test file
+/// cannot be silently left out, nor built twice.
 #[test]
 fn every_test_file_is_built() {
     let programs = ["tests/suite.rs", "tests/backend.rs"].map(|p| std::fs::read_to_string(p).unwrap());

@@ -155,9 +155,10 @@ pub fn dependence_test(
         // The marginal distances (which a permutation of y's rows only reorders) are computed
         // and sorted once; each permutation then searches its neighbours in them
         // (`PairDistances`): the same statistic as `ksg_mi` on the permuted rows, to the bit.
-        // The test on 2000 rows (mean of 3 data sets of `estimate_independence`'s families, 2026-11-26): 5 + 5
-        // dims 1.53 s → 0.42 s, 3 + 3 dims 0.94 s → 0.42 s, 2 + 1 dims 0.58 s → 0.32 s; on
-        // 1 + 1 dims the k-d trees of `ksg_mi` stay faster (0.11 s against 0.35 s).
+        // The test on 2000 rows (mean of 3 data sets of `estimate_independence`'s families,
+        // 2026-11-26): 5 + 5 dims 1.53 s → 0.42 s, 3 + 3 dims 0.94 s → 0.42 s, 2 + 1 dims
+        // 0.58 s → 0.32 s; on 1 + 1 dims the k-d trees of `ksg_mi` stay faster (0.11 s against
+        // 0.35 s). See docs/results.md §11.
         let d = PairDistances::new(xs.as_view(), ys.as_view())?;
         let stat = |p: Option<&[usize]>| d.ksg1(p, k);
         return test_permutations(&name, &stat, rows.len(), PERMUTATIONS, &mut rng(permutations));

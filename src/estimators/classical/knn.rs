@@ -30,8 +30,9 @@ pub(crate) enum Norm {
     SquaredEuclidean,
 }
 
+/// The distance of two points (rows of `d` coordinates) in `norm`.
 #[inline]
-fn distance(a: &[f64], b: &[f64], norm: Norm) -> f64 {
+pub(crate) fn distance(a: &[f64], b: &[f64], norm: Norm) -> f64 {
     match norm {
         Norm::Max => a.iter().zip(b).map(|(&p, &q)| (p - q).abs()).fold(0.0, f64::max),
         Norm::SquaredEuclidean => a.iter().zip(b).map(|(&p, &q)| (p - q) * (p - q)).sum(),

@@ -230,9 +230,8 @@ pub(crate) struct PairDistances {
     x_order: Vec<u32>,
     /// Row `i`: y's distances from row `i` to every row, ascending.
     y_sorted: Vec<f64>,
-    /// Row `i`: every [`COARSE`]-th value of `y_sorted`'s row `i` (`coarse_len` of them).
+    /// Row `i`: every [`COARSE`]-th value of `y_sorted`'s row `i` (`n.div_ceil(COARSE)` of them).
     y_coarse: Vec<f64>,
-    coarse_len: usize,
     /// y's rows, row-major.
     y_rows: Vec<f64>,
     dy: usize,
@@ -254,7 +253,7 @@ impl PairDistances {
         x_sorted.par_chunks_mut(n).zip(x_order.par_chunks_mut(n)).enumerate().for_each(|(i, (dist, order))| {
             marginal_into(&xc, i, dist);
             let mut pairs: Vec<(f64, u32)> = dist.iter().copied().zip(0..n as u32).collect();
-            pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
             for ((d, o), (v, j)) in dist.iter_mut().zip(order.iter_mut()).zip(pairs) {
                 (*d, *o) = (v, j);
             }
@@ -264,14 +263,14 @@ impl PairDistances {
             marginal_into(&yc, i, row);
             row.sort_unstable_by(f64::total_cmp);
         });
-        let coarse_len = n.div_ceil(COARSE);
         let y_coarse = y_sorted.chunks(n).flat_map(|row| row.iter().step_by(COARSE)).copied().collect();
-        Ok(PairDistances { n, x_sorted, x_order, y_sorted, y_coarse, coarse_len, y_rows: row_major(y), dy: y.ncols() })
+        Ok(PairDistances { n, x_sorted, x_order, y_sorted, y_coarse, y_rows: row_major(y), dy: y.ncols() })
     }
 
     /// The values of `y_sorted`'s row `r` below `r_max`.
     fn y_below(&self, r: usize, r_max: f64) -> usize {
-        let coarse = &self.y_coarse[r * self.coarse_len..(r + 1) * self.coarse_len];
+        let len = self.n.div_ceil(COARSE);
+        let coarse = &self.y_coarse[r * len..(r + 1) * len];
         // Every COARSE-th value below r_max: the first value not below lies in the block after.
         let blocks = coarse.partition_point(|&v| v < r_max);
         let (lo, hi) = (blocks.saturating_sub(1) * COARSE, (blocks * COARSE).min(self.n));
@@ -294,11 +293,9 @@ impl PairDistances {
             }
         };
         let y_perm: Vec<f64> = perm.iter().flat_map(|&p| &self.y_rows[p * dy..(p + 1) * dy]).copied().collect();
-        // marginal_into's distance (the same operations, so the same bits).
-        let y_dist = |i: usize, j: usize| {
-            let (a, b) = (&y_perm[i * dy..(i + 1) * dy], &y_perm[j * dy..(j + 1) * dy]);
-            a.iter().zip(b).skip(1).fold((b[0] - a[0]).abs(), |m, (&q, &v)| fmax(m, (v - q).abs()))
-        };
+        // The same bits as marginal_into's: a maximum of the same absolute differences is exact.
+        let y_dist =
+            |i: usize, j: usize| knn::distance(&y_perm[i * dy..(i + 1) * dy], &y_perm[j * dy..(j + 1) * dy], Norm::Max);
         let mut best: Vec<f64> = Vec::with_capacity(k + 1);
         let (mut nx, mut ny) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for (i, &perm_i) in perm.iter().enumerate() {
@@ -512,8 +509,7 @@ fn counts_tree(
         joint[i * d + dx..(i + 1) * d].copy_from_slice(&yr[i * dy..(i + 1) * dy]);
     }
     let marginal = |data: &[f64], dm: usize, i: usize, j: usize| -> f64 {
-        let (a, b) = (&data[i * dm..(i + 1) * dm], &data[j * dm..(j + 1) * dm]);
-        a.iter().zip(b).map(|(&p, &q)| (p - q).abs()).fold(0.0, f64::max)
+        knn::distance(&data[i * dm..(i + 1) * dm], &data[j * dm..(j + 1) * dm], Norm::Max)
     };
     let radii: Vec<(f64, f64)> = knn::knn_map(&joint, d, k, Norm::Max, |i, eps, nbrs| match variant {
         KsgVariant::Ksg1 => (eps, eps),
