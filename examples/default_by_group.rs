@@ -13,6 +13,8 @@
 //!
 //!     cargo run --release --example default_by_group -- tuning --critic separable
 //!
+//! `--group low-dim|images|high-dim` runs one group only.
+//!
 //! The four `small_n-` tasks are left out (their point is their own sample size), as in the
 //! benchmark configurations of the halves (docs/tasks.md). About 15 minutes per half on two
 //! cores, almost all of it the high-dimensional neural estimates.
@@ -64,13 +66,17 @@ fn main() {
     };
     let mut options = Options::default();
     let mut pilot_steps = None;
+    let mut only_group: Option<String> = None;
     for pair in args[2..].chunks(2) {
         match (pair[0].as_str(), pair.get(1)) {
             ("--pilot-steps", Some(v)) => pilot_steps = Some(v.parse::<u64>().expect("--pilot-steps takes a number")),
             ("--critic", Some(v)) => options.critic = v.clone(),
             ("--weight-decay", Some(v)) => options.weight_decay = v.parse().expect("--weight-decay takes a number"),
+            ("--group", Some(v)) => only_group = Some(v.clone()),
             _ => {
-                eprintln!("unknown option {pair:?}: --critic NAME, --weight-decay W and --pilot-steps N are read");
+                eprintln!(
+                    "unknown option {pair:?}: --critic NAME, --weight-decay W, --pilot-steps N and --group low-dim|images|high-dim are read"
+                );
                 std::process::exit(2);
             }
         }
@@ -95,7 +101,7 @@ fn main() {
         let task = mibound::tasks::get(id).unwrap();
         let info = task.info();
         let g = groups.iter().position(|&g| g == info.group).unwrap();
-        if neural_only && info.group == Group::LowDim {
+        if (neural_only && info.group == Group::LowDim) || only_group.as_ref().is_some_and(|o| o != info.group.name()) {
             continue;
         }
         let headline = EstimatorSpec::auto(info.dim_x, info.dim_y)[0];

@@ -6,6 +6,7 @@
 //! critic gives exactly the number it gives alone (same seed).
 
 use mibound::critics::{Activation, CriticSpec, Similarity};
+use mibound::estimators::neural::Neighbours;
 use mibound::estimators::{Alternative, EstimatorSpec, Settings, compare};
 use nalgebra::DMatrix;
 
@@ -71,21 +72,45 @@ fn a_nearest_neighbour_critic_is_kept_when_it_validates_higher() {
     // two trained candidates'.
     let mut s = settings(10.0, 10.0);
     s.neural.knn = vec![1.0];
+    s.neural.knn_walks.clear();
     let (x, y) = data();
     let c = compare(&EstimatorSpec::parse_list("infonce").unwrap(), &s, x.as_view(), y.as_view(), 0, None).unwrap();
     let used = c.estimates[0].settings.neural().unwrap();
     let (v, chosen) = (c.estimates[0].value, &used.critic_chosen_per_fold);
     assert_eq!(chosen, &[2, 2, 2, 2, 2], "the nearest-neighbour critic must be kept");
-    assert_eq!(used.nearest_neighbour_kept(), Some(1.0), "the settings name the kept critic's factor");
+    assert_eq!(
+        used.nearest_neighbour_kept(),
+        Some(Neighbours::Counted { factor: 1.0 }),
+        "the settings name the kept critic's factor"
+    );
     println!("nearest-neighbour critic: {v:.3}");
     assert!(v > KNN_FLOOR, "the nearest-neighbour critic read {v}");
     // Where a trained candidate wins, the nearest-neighbour candidate changes nothing.
     let mut s = settings(0.0, 10.0);
+    s.neural.knn_walks.clear();
     let (v_without, _) = run(&s);
     s.neural.knn = vec![1.0];
     let (v_with, chosen) = run(&s);
     assert_eq!(chosen, [0, 0, 0, 0, 0]);
     assert_eq!(v_with.to_bits(), v_without.to_bits());
+}
+
+#[test]
+fn a_random_walk_critic_is_kept_when_it_validates_higher() {
+    // As above, with random walks as the only critics that need no training: one of them is
+    // kept in every fold, its index after the two trained candidates, and the settings name it.
+    let mut s = settings(10.0, 10.0);
+    s.neural.knn.clear();
+    s.neural.knn_walks = vec![2, 8];
+    let (x, y) = data();
+    let c = compare(&EstimatorSpec::parse_list("infonce").unwrap(), &s, x.as_view(), y.as_view(), 0, None).unwrap();
+    let used = c.estimates[0].settings.neural().unwrap();
+    let (v, chosen) = (c.estimates[0].value, &used.critic_chosen_per_fold);
+    assert!(chosen.iter().all(|&c| c == chosen[0] && (2..4).contains(&c)), "a walk must be kept: {chosen:?}");
+    let kept = used.nearest_neighbour_kept();
+    assert_eq!(kept, Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 2] }), "the settings name the kept walk");
+    println!("random-walk critic ({}): {v:.3}", kept.unwrap());
+    assert!(v > KNN_FLOOR, "the random-walk critic read {v}");
 }
 
 /// An information-free critic reads 0 within about ±0.05 here (5 test folds of 200 rows); a

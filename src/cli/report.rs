@@ -15,7 +15,7 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     if let (Some(k), Some(b), Some(t)) = (nc, batch, test_batch) {
         s += &format!("; neural bounds held-out over {k} folds, batch {b}, test batches of {t} rows");
         if let Some(c) = neural.and_then(|n| n.nearest_neighbour_kept()) {
-            s += &format!("; critic: nearest neighbours (k = {c}·√M), which validated above the trained critics");
+            s += &format!("; critic: {c}, which validated above the trained critics");
         }
     }
     s += "\n\n";

@@ -18,7 +18,22 @@
 //! S(x, y) = log((c(x, y) + a·k²/M) / ((1 + a)·k²/M))
 //! ```
 //!
-//! with a pseudo-count `a` (here 0.1) so that an empty intersection is finite. Any function is a
+//! with a pseudo-count `a` (here 0.1) so that an empty intersection is finite.
+//!
+//! **Random walks** ([`Knn::walks`]). Large neighbourhoods average the ratio over more rows but
+//! reach across the boundaries of clusters; small ones stay inside a cluster but give counts of
+//! a few rows. A random walk on the graph of the reference rows' `k` nearest neighbours
+//! (small `k`, the edges made symmetric) spreads a small neighbourhood over the cluster it lies
+//! in without crossing far — the diffusion maps of Coifman & Lafon (2006), the label
+//! propagation of Zhou et al. (2004). Write `a(x)` for the uniform distribution on `A(x)`, `P`
+//! for the walk's transition matrix (`P_st = 1/deg(s)` for each edge `s–t`) and `aₜ(x) = a(x) Pᵗ`;
+//! then `M ⟨a(x), b(y)⟩ = c(x, y)/(k²/M)` is the ratio above, and the walk's critic is
+//!
+//! ```text
+//! S(x, y) = log((M ⟨aₜ(x), bₜ(y)⟩ + a) / (1 + a)),
+//! ```
+//!
+//! which for `t = 0` is the counting critic. Any function is a
 //! critic, so a bound evaluated with it on rows outside the reference set is a valid bound; the
 //! neural estimate uses it as one more candidate beside the trained critics and keeps it only
 //! when it validates higher. It shines where neighbours carry the dependence — clustered data
@@ -26,19 +41,110 @@
 //! far (the curse of dimensionality that also biases KSG).
 
 use crate::error::{Error, Result};
+use crate::gemm::{Backend, Op, gemm};
 use nalgebra::{DMatrix, DMatrixView};
+use std::sync::Arc;
 
 /// Pseudo-count, as a fraction of the independent expectation `k²/M`.
 const PSEUDO_COUNT: f64 = 0.1;
 /// Query rows per block of the distance computation (bounds its memory to block × M).
 const QUERY_BLOCK: usize = 512;
+/// Queries per block of a random walk: 64 distributions over M = 3200 reference rows take
+/// 1.6 MB, which stay in cache through the walk's steps.
+const WALK_BLOCK: usize = 64;
 
 /// The nearest-neighbour critic of a reference set (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Knn {
-    x_ref: DMatrix<f64>,
-    y_ref: DMatrix<f64>,
+    x_ref: Arc<DMatrix<f64>>,
+    y_ref: Arc<DMatrix<f64>>,
     k: usize,
+    /// The random walk's graphs on x's and y's reference rows and its steps (none: counts).
+    walk: Option<(Arc<(Graph, Graph)>, usize)>,
+}
+
+/// The symmetric graph of each reference row's `k` nearest other rows: `adjacent[s]`, sorted,
+/// and `1/deg(s)`.
+#[derive(Debug)]
+struct Graph {
+    adjacent: Vec<Vec<u32>>,
+    inverse_degree: Vec<f32>,
+}
+
+impl Graph {
+    fn new(reference: &DMatrix<f64>, k: usize) -> Self {
+        let m = reference.nrows();
+        let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); m];
+        // k + 1 nearest, the row itself dropped (or, among identical rows, the last found).
+        for (s, nb) in nearest(reference.as_view(), reference, (k + 1).min(m)).into_iter().enumerate() {
+            let own = nb.iter().position(|&t| t as usize == s).unwrap_or(nb.len() - 1);
+            for (i, &t) in nb.iter().enumerate() {
+                if i != own {
+                    adjacent[s].push(t);
+                    adjacent[t as usize].push(s as u32);
+                }
+            }
+        }
+        for a in &mut adjacent {
+            a.sort_unstable();
+            a.dedup();
+        }
+        let inverse_degree = adjacent.iter().map(|a| 1.0 / a.len().max(1) as f32).collect();
+        Graph { adjacent, inverse_degree }
+    }
+
+    /// One step of the walk for every query at once: `dist` holds one column per reference
+    /// row and one row per query (a distribution over the reference rows in each row); the
+    /// step is `a ← a P`, that is column `t` becomes `Σ_{s ~ t} column s / deg(s)`.
+    fn step(&self, dist: &DMatrix<f32>, out: &mut DMatrix<f32>) {
+        let n = dist.nrows();
+        let src = dist.as_slice();
+        for (t, col) in out.as_mut_slice().chunks_exact_mut(n.max(1)).enumerate() {
+            col.fill(0.0);
+            for &s in &self.adjacent[t] {
+                let w = self.inverse_degree[s as usize];
+                let from = &src[s as usize * n..(s as usize + 1) * n];
+                for (o, &v) in col.iter_mut().zip(from) {
+                    *o += w * v;
+                }
+            }
+        }
+    }
+
+    /// The distributions after each of `checkpoints` steps (ascending) of walks started
+    /// uniformly on each query's `k` nearest reference rows. Queries walk in blocks of
+    /// [`WALK_BLOCK`], whose distributions stay in cache through every step.
+    fn walked(
+        &self,
+        queries: DMatrixView<'_, f64>,
+        reference: &DMatrix<f64>,
+        k: usize,
+        checkpoints: &[usize],
+    ) -> Vec<DMatrix<f32>> {
+        let (n, m) = (queries.nrows(), reference.nrows());
+        let mut out = vec![DMatrix::<f32>::zeros(n, m); checkpoints.len()];
+        let starts = nearest(queries, reference, k);
+        for first in (0..n).step_by(WALK_BLOCK) {
+            let rows = WALK_BLOCK.min(n - first);
+            let mut dist = DMatrix::<f32>::zeros(rows, m);
+            for (j, nb) in starts[first..first + rows].iter().enumerate() {
+                for &t in nb {
+                    dist[(j, t as usize)] = 1.0 / k as f32;
+                }
+            }
+            let mut next = dist.clone();
+            let mut done = 0;
+            for (&t, o) in checkpoints.iter().zip(out.iter_mut()) {
+                while done < t {
+                    self.step(&dist, &mut next);
+                    std::mem::swap(&mut dist, &mut next);
+                    done += 1;
+                }
+                o.rows_mut(first, rows).copy_from(&dist);
+            }
+        }
+        out
+    }
 }
 
 impl Knn {
@@ -56,7 +162,26 @@ impl Knn {
         if k == 0 || k > m {
             return Err(Error::param("kNN critic neighbours k", k, &format!("must lie in 1..={m}")));
         }
-        Ok(Knn { x_ref, y_ref, k })
+        Ok(Knn { x_ref: Arc::new(x_ref), y_ref: Arc::new(y_ref), k, walk: None })
+    }
+
+    /// Random-walk critics on the graphs of the reference rows' `k` nearest neighbours, one
+    /// per entry of `steps` (each ≥ 1), sharing the graphs (see the module docs).
+    pub fn walks(x_ref: DMatrix<f64>, y_ref: DMatrix<f64>, k: usize, steps: &[usize]) -> Result<Vec<Self>> {
+        let base = Knn::new(x_ref, y_ref, k)?;
+        if let Some(t) = steps.iter().find(|&&t| t == 0) {
+            return Err(Error::param("random-walk steps", t, "must be at least 1"));
+        }
+        if steps.is_empty() {
+            return Ok(Vec::new());
+        }
+        let graphs = Arc::new(rayon::join(|| Graph::new(&base.x_ref, k), || Graph::new(&base.y_ref, k)));
+        Ok(steps.iter().map(|&t| Knn { walk: Some((graphs.clone(), t)), ..base.clone() }).collect())
+    }
+
+    /// The random walk's steps (0: the counting critic).
+    pub fn steps(&self) -> usize {
+        self.walk.as_ref().map_or(0, |w| w.1)
     }
 
     /// Neighbours `k`.
@@ -64,8 +189,50 @@ impl Knn {
         self.k
     }
 
+    /// The score matrices of several critics on the same rows, in order. Random walks made by
+    /// one call of [`Knn::walks`] share their walks: each step is taken once.
+    pub fn scores_each(critics: &[Knn], x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Vec<DMatrix<f64>> {
+        let mut out: Vec<Option<DMatrix<f64>>> = vec![None; critics.len()];
+        for (i, c) in critics.iter().enumerate() {
+            if out[i].is_some() {
+                continue;
+            }
+            let Some((graphs, _)) = &c.walk else {
+                out[i] = Some(c.counted_scores(x, y));
+                continue;
+            };
+            let family: Vec<usize> = (i..critics.len())
+                .filter(|&j| critics[j].walk.as_ref().is_some_and(|w| Arc::ptr_eq(&w.0, graphs)))
+                .collect();
+            let mut checkpoints: Vec<usize> = family.iter().map(|&j| critics[j].steps()).collect();
+            checkpoints.sort_unstable();
+            checkpoints.dedup();
+            let (a, b) = rayon::join(
+                || graphs.0.walked(x, &c.x_ref, c.k, &checkpoints),
+                || graphs.1.walked(y, &c.y_ref, c.k, &checkpoints),
+            );
+            let m = c.x_ref.nrows() as f64;
+            let denominator = (1.0 + PSEUDO_COUNT).ln();
+            for &j in &family {
+                let at = checkpoints.binary_search(&critics[j].steps()).expect("a checkpoint per critic");
+                let mut ratio = DMatrix::<f32>::zeros(x.nrows(), y.nrows());
+                gemm(Backend::Native, 1.0, a[at].as_view(), Op::N, b[at].as_view(), Op::T, 0.0, ratio.as_view_mut());
+                out[j] = Some(ratio.map(|r| (m * r as f64 + PSEUDO_COUNT).ln() - denominator));
+            }
+        }
+        out.into_iter().map(|s| s.expect("every critic scored")).collect()
+    }
+
     /// The score matrix `S_ij = S(x_i, y_j)` of the rows of `x` against the rows of `y`.
     pub fn scores(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> DMatrix<f64> {
+        if self.walk.is_some() {
+            return Knn::scores_each(std::slice::from_ref(self), x, y).remove(0);
+        }
+        self.counted_scores(x, y)
+    }
+
+    /// The counting critic's scores.
+    fn counted_scores(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> DMatrix<f64> {
         let m = self.x_ref.nrows();
         let a = nearest(x, &self.x_ref, self.k);
         let b = nearest(y, &self.y_ref, self.k);
@@ -127,6 +294,104 @@ mod tests {
         let s = critic.scores(x.as_view(), y.as_view());
         assert!((s[(0, 0)] - (2.05f64 / 0.55).ln()).abs() < 1e-12);
         assert!((s[(0, 1)] - (0.05f64 / 0.55).ln()).abs() < 1e-12);
+    }
+
+    /// The walk's critic computed densely from its definition: the graph's adjacency matrix
+    /// `W` (each row's `k` nearest other rows, made symmetric), `P = D⁻¹W`, start rows uniform
+    /// on the `k` nearest reference rows, `S = ln((M ⟨a Pᵗ, b Pᵗ⟩ + 0.1)/1.1)`.
+    fn dense_walk(
+        xr: &DMatrix<f64>,
+        yr: &DMatrix<f64>,
+        k: usize,
+        t: usize,
+        x: &DMatrix<f64>,
+        y: &DMatrix<f64>,
+    ) -> DMatrix<f64> {
+        let m = xr.nrows();
+        let d2 = |a: &DMatrix<f64>, i: usize, b: &DMatrix<f64>, j: usize| (a.row(i) - b.row(j)).norm_squared();
+        // The k nearest rows of `refs` to row i of `q` (ties to the lower index), skipping `skip`.
+        let near = |q: &DMatrix<f64>, i: usize, refs: &DMatrix<f64>, skip: Option<usize>| {
+            let mut order: Vec<usize> = (0..m).filter(|&s| Some(s) != skip).collect();
+            order.sort_by(|&a, &b| d2(q, i, refs, a).total_cmp(&d2(q, i, refs, b)).then(a.cmp(&b)));
+            order.truncate(k);
+            order
+        };
+        let transition = |r: &DMatrix<f64>| {
+            let mut w = DMatrix::<f64>::zeros(m, m);
+            for s in 0..m {
+                for t in near(r, s, r, Some(s)) {
+                    w[(s, t)] = 1.0;
+                    w[(t, s)] = 1.0;
+                }
+            }
+            let deg: Vec<f64> = w.row_iter().map(|r| r.sum()).collect();
+            DMatrix::from_fn(m, m, |s, t| w[(s, t)] / deg[s])
+        };
+        let walked = |q: &DMatrix<f64>, r: &DMatrix<f64>| {
+            let mut a = DMatrix::<f64>::zeros(q.nrows(), m);
+            for i in 0..q.nrows() {
+                for s in near(q, i, r, None) {
+                    a[(i, s)] = 1.0 / k as f64;
+                }
+            }
+            let p = transition(r);
+            (0..t).fold(a, |a, _| a * &p)
+        };
+        let r = walked(x, xr) * walked(y, yr).transpose();
+        r.map(|v| ((m as f64 * v + 0.1) / 1.1).ln())
+    }
+
+    /// Reference rows in two clusters (around 0 and around 10), y a noisy copy of x.
+    fn clustered(m: usize, offset: f64) -> (DMatrix<f64>, DMatrix<f64>) {
+        let x = DMatrix::from_fn(m, 2, |i, j| 10.0 * (i % 2) as f64 + ((i * 7 + j * 3) as f64 * 0.37 + offset).sin());
+        let y = DMatrix::from_fn(m, 1, |i, _| x[(i, 0)] + 0.5 * ((i * 5) as f64 * 0.91 + offset).cos());
+        (x, y)
+    }
+
+    #[test]
+    fn a_walk_is_the_dense_walk_of_its_definition() {
+        // 70 queries span two walk blocks (64 + 6).
+        let (xr, yr) = clustered(40, 0.0);
+        let (xq, yq) = clustered(70, 0.5);
+        let steps = [1, 3, 8];
+        let critics = Knn::walks(xr.clone(), yr.clone(), 3, &steps).unwrap();
+        let shared = Knn::scores_each(&critics, xq.as_view(), yq.as_view());
+        for (c, (t, s)) in critics.iter().zip(steps.iter().zip(&shared)) {
+            assert_eq!(c.steps(), *t);
+            let expected = dense_walk(&xr, &yr, 3, *t, &xq, &yq);
+            let alone = c.scores(xq.as_view(), yq.as_view());
+            // The walks and their product are in f32: a step sums at most deg + 1 ≤ M = 40
+            // terms, the product M, so over t ≤ 8 steps the ratio's relative error is at most
+            // (8 · 40 + 40) · 2⁻²⁴ < 3e-5, and so is the log's absolute error.
+            let off = (s - &expected).amax();
+            assert!(off < 3e-5, "{t} steps: off the dense walk by {off}");
+            assert_eq!(&alone, s, "a walk scored alone and beside the others must agree");
+        }
+        // The graph has no edge between the clusters (10 apart; a cluster spans at most 2√2),
+        // so a walk never leaves its cluster: pairs across them share no mass, S = ln(0.1/1.1).
+        // Within a cluster the walks' mass is shared, and the pairs score above 0 on average
+        // (their mean ratio is about 2: the clusters are equally likely).
+        let s = &shared[2];
+        let (mut within, mut pairs) = (0.0, 0);
+        for i in 0..70 {
+            for j in 0..70 {
+                if i % 2 == j % 2 {
+                    within += s[(i, j)];
+                    pairs += 1;
+                } else {
+                    assert!((s[(i, j)] - (0.1f64 / 1.1).ln()).abs() < 1e-12, "across clusters: {}", s[(i, j)]);
+                }
+            }
+        }
+        println!("mean score within the clusters: {}", within / pairs as f64);
+        assert!(within / pairs as f64 > 0.2, "within the clusters: {}", within / pairs as f64);
+    }
+
+    #[test]
+    fn refuses_a_walk_of_no_steps() {
+        let r = DMatrix::from_fn(6, 1, |t, _| t as f64);
+        assert!(Knn::walks(r.clone(), r.clone(), 2, &[0]).is_err());
+        assert!(Knn::walks(r.clone(), r, 2, &[1, 0]).is_err());
     }
 
     #[test]

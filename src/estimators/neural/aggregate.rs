@@ -2,7 +2,7 @@
 //! [`Estimate`]: their mean, a Nadeau–Bengio-corrected t-interval, the warnings of its folds and
 //! the settings that reproduce it.
 
-use super::config::{Alternative, LabelColumns, NeuralConfig};
+use super::config::{Alternative, LabelColumns, Neighbours, NeuralConfig};
 use super::fold::GroupOutcome;
 use super::plan::{Plan, trainer_bound};
 use crate::bounds::{Bound, BoundSpec};
@@ -93,18 +93,24 @@ pub struct NeuralSettings {
     pub labels: LabelColumns,
     /// The nearest-neighbour candidates' factors (`k = factor·√M` for M fit rows).
     pub knn: Vec<f64>,
+    /// The random-walk candidates' steps (on the graphs of each fit row's
+    /// [`super::config::WALK_NEIGHBOURS`] nearest neighbours).
+    pub knn_walks: Vec<usize>,
     /// The noise added to training batches' inputs.
     pub input_noise: f64,
 }
 
 impl NeuralSettings {
-    /// The factor `c` of the nearest-neighbour critic (`k = c·√M`) when every fold kept one
-    /// ([`NeuralSettings::critic_chosen_per_fold`]); `None` when a trained critic was kept.
-    pub fn nearest_neighbour_kept(&self) -> Option<f64> {
+    /// The nearest-neighbour critic every fold kept ([`NeuralSettings::critic_chosen_per_fold`]),
+    /// as the settings name it; `None` when a fold kept a trained critic or folds differ.
+    pub fn nearest_neighbour_kept(&self) -> Option<Neighbours> {
         let trained = 1 + self.alternatives.len();
-        let factor = |c: &usize| c.checked_sub(trained).and_then(|i| self.knn.get(i).copied());
-        let first = self.critic_chosen_per_fold.first().and_then(factor)?;
-        self.critic_chosen_per_fold.iter().all(|c| factor(c).is_some()).then_some(first)
+        let counted = self.knn.iter().map(|&factor| Neighbours::Counted { factor });
+        let all: Vec<Neighbours> =
+            counted.chain(self.knn_walks.iter().map(|&steps| Neighbours::Walk { steps })).collect();
+        let first = *self.critic_chosen_per_fold.first()?;
+        let kept = all.get(first.checked_sub(trained)?).copied()?;
+        self.critic_chosen_per_fold.iter().all(|&c| c == first).then_some(kept)
     }
 }
 
@@ -156,6 +162,7 @@ pub(super) fn estimate(
         backend: cfg.compute.backend.name(),
         labels: cfg.labels.clone(),
         knn: if trainer_bound(spec).needs_log_density() { Vec::new() } else { cfg.knn.clone() },
+        knn_walks: if trainer_bound(spec).needs_log_density() { Vec::new() } else { cfg.knn_walks.clone() },
         input_noise: cfg.input_noise,
     };
     let diagnostics = Diagnostics {

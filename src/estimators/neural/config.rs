@@ -11,6 +11,41 @@ use crate::estimators::marginal::MarginalTransform;
 use crate::optim::AdamConfig;
 use serde::{Deserialize, Serialize};
 
+/// Neighbours per reference row in the graphs of the random-walk candidates
+/// ([`NeuralConfig::knn_walks`]), and per query in their start distributions.
+pub const WALK_NEIGHBOURS: usize = 10;
+/// The most fit rows for which a fold compares random-walk candidates: their distributions over
+/// the fit rows are dense (a test fold of `n/K` rows holds `n/K × M` of them per side).
+pub const MAX_WALK_ROWS: usize = 8000;
+
+/// A nearest-neighbour candidate critic ([`crate::critics::Knn`]) of a fold, as the settings
+/// name it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Neighbours {
+    /// Counts in `k = factor·√M` neighbours ([`NeuralConfig::knn`]).
+    Counted {
+        /// `k/√M`.
+        factor: f64,
+    },
+    /// A random walk on the [`WALK_NEIGHBOURS`]-nearest-neighbour graphs
+    /// ([`NeuralConfig::knn_walks`]).
+    Walk {
+        /// Its steps.
+        steps: usize,
+    },
+}
+
+impl std::fmt::Display for Neighbours {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Neighbours::Counted { factor } => write!(f, "nearest neighbours (k = {factor}·√M)"),
+            Neighbours::Walk { steps } => {
+                write!(f, "a {steps}-step random walk on the {WALK_NEIGHBOURS}-nearest-neighbour graphs")
+            }
+        }
+    }
+}
+
 /// A critic, with its own L2 weight decay, that each fold trains beside the configured one
 /// ([`NeuralConfig::alternatives`]); the fold keeps whichever validates highest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -120,6 +155,10 @@ pub struct NeuralConfig {
     /// candidates of the lower bounds, one per factor `c`: `k = c·√M` neighbours among a fold's
     /// `M` fit rows. Empty: none.
     pub knn: Vec<f64>,
+    /// Random-walk critics ([`crate::critics::Knn::walks`]) compared beside them, one per
+    /// number of steps on the graphs of the fit rows' [`WALK_NEIGHBOURS`] nearest neighbours
+    /// (only with at most [`MAX_WALK_ROWS`] fit rows). Empty: none.
+    pub knn_walks: Vec<usize>,
 }
 
 impl Default for NeuralConfig {
@@ -170,6 +209,7 @@ impl Default for NeuralConfig {
             input_noise: 0.0,
             symmetric: true,
             knn: vec![1.0, 2.0, 4.0],
+            knn_walks: vec![1, 2, 4, 8, 16],
         }
     }
 }
@@ -232,6 +272,9 @@ impl NeuralConfig {
         if let Some(c) = self.knn.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
             return Err(Error::param("knn factor", c, "must be positive and finite (k = factor · √rows)"));
         }
+        if self.knn_walks.contains(&0) {
+            return Err(Error::param("random-walk steps", 0, "must be at least 1"));
+        }
         if !(self.input_noise.is_finite() && self.input_noise >= 0.0) {
             return Err(Error::param("input noise", self.input_noise, "must be finite and at least 0"));
         }
@@ -265,17 +308,33 @@ impl NeuralConfig {
         c
     }
 
-    /// The neighbour counts of the nearest-neighbour candidates for `m` fit rows
-    /// ([`NeuralConfig::knn`]), each at least 1 and at most `m`, without repeats.
-    pub(super) fn knn_neighbours(&self, m: usize) -> Vec<usize> {
-        let mut ks: Vec<usize> = Vec::new();
-        for &c in &self.knn {
-            let k = ((c * (m as f64).sqrt()).round() as usize).clamp(1, m.max(1));
-            if !ks.contains(&k) {
-                ks.push(k);
+    /// Every nearest-neighbour candidate, in candidate order: [`NeuralConfig::knn`]'s, then
+    /// [`NeuralConfig::knn_walks`]'s.
+    pub fn neighbour_candidates(&self) -> Vec<Neighbours> {
+        let counted = self.knn.iter().map(|&factor| Neighbours::Counted { factor });
+        counted.chain(self.knn_walks.iter().map(|&steps| Neighbours::Walk { steps })).collect()
+    }
+
+    /// The nearest-neighbour candidates a fold with `m` fit rows compares: `(position in
+    /// [`NeuralConfig::neighbour_candidates`], neighbours k, walk steps)`. Counted candidates
+    /// have `k = factor·√m` (at least 1, at most `m`; one per distinct k); walks have
+    /// [`WALK_NEIGHBOURS`] (at most `m − 1`) and need more than one and at most
+    /// [`MAX_WALK_ROWS`] fit rows.
+    pub(super) fn knn_neighbours(&self, m: usize) -> Vec<(usize, usize, usize)> {
+        let mut out: Vec<(usize, usize, usize)> = Vec::new();
+        for (i, c) in self.neighbour_candidates().into_iter().enumerate() {
+            let (k, steps) = match c {
+                Neighbours::Counted { factor } => {
+                    (((factor * (m as f64).sqrt()).round() as usize).clamp(1, m.max(1)), 0)
+                }
+                Neighbours::Walk { steps } if m > 1 && m <= MAX_WALK_ROWS => (WALK_NEIGHBOURS.min(m - 1), steps),
+                Neighbours::Walk { .. } => continue,
+            };
+            if !out.iter().any(|o| (o.1, o.2) == (k, steps)) {
+                out.push((i, k, steps));
             }
         }
-        ks
+        out
     }
 
     /// Critics trained per fold for `bound`'s training objective (1 + the alternatives, or 1
@@ -332,5 +391,19 @@ mod tests {
         let batch: NeuralConfig = serde_json::from_str(r#"{"batch": 64}"#).unwrap();
         assert_eq!(batch.batch, 64);
         assert_eq!((batch.symmetric, batch.test_batch, &batch.knn), (true, Some(0), &vec![1.0, 2.0, 4.0]));
+        assert_eq!(batch.knn_walks, vec![1, 2, 4, 8, 16]);
+    }
+
+    #[test]
+    fn neighbour_candidates_keep_their_positions() {
+        let cfg = NeuralConfig { knn: vec![1.0, 2.0], knn_walks: vec![2, 8], ..NeuralConfig::default() };
+        // 3200 fit rows: k = 57 and 113 counted, the walks on 10 neighbours.
+        assert_eq!(cfg.knn_neighbours(3200), vec![(0, 57, 0), (1, 113, 0), (2, 10, 2), (3, 10, 8)]);
+        // Above MAX_WALK_ROWS no walk; with 4 rows k = 2 and 4, walks on 3 neighbours.
+        assert_eq!(cfg.knn_neighbours(MAX_WALK_ROWS + 1).len(), 2);
+        assert_eq!(cfg.knn_neighbours(4), vec![(0, 2, 0), (1, 4, 0), (2, 3, 2), (3, 3, 8)]);
+        // One row: k = 1 once (the second factor repeats it), and no graph to walk on.
+        assert_eq!(cfg.knn_neighbours(1), vec![(0, 1, 0)]);
+        assert!(NeuralConfig { knn_walks: vec![0], ..NeuralConfig::default() }.validate().is_err());
     }
 }

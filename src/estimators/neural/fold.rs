@@ -86,25 +86,26 @@ impl<'a> Fold<'a> {
         let label = trainer.build::<f32>()?.label();
         let mut candidates: Vec<_> = cfg.candidates_for(&trainer).into_iter().enumerate().collect();
         let trained_count = candidates.len();
-        let mut neighbours: Vec<(usize, usize)> = if trainer.needs_log_density() {
+        let mut neighbours: Vec<(usize, usize, usize)> = if trainer.needs_log_density() {
             Vec::new()
         } else {
-            cfg.knn_neighbours(self.rows.fit.len())
-                .into_iter()
-                .enumerate()
-                .map(|(i, k)| (trained_count + i, k))
-                .collect()
+            cfg.knn_neighbours(self.rows.fit.len()).into_iter().map(|(i, k, t)| (trained_count + i, k, t)).collect()
         };
         if let Some(c) = only {
             candidates.retain(|(i, _)| *i == c);
-            neighbours.retain(|(i, _)| *i == c);
+            neighbours.retain(|(i, _, _)| *i == c);
         }
         // The nearest-neighbour candidates first: they cost one validation each, and the best
         // of them is the floor the trained candidates must beat after the pilot.
         let mut knn: Option<(usize, Knn, f64)> = None;
-        for &(i, k) in &neighbours {
-            let critic = self.knn_critic(k)?;
-            let v = self.knn_validation(&critic, trainer, Stream::Candidate(i as u64).seed(seed))?;
+        let critics = self.knn_critics(&neighbours)?;
+        // A lone candidate needs no validation (the choice was made on another fold).
+        let validated = if candidates.is_empty() && critics.len() == 1 {
+            vec![f64::NEG_INFINITY]
+        } else {
+            self.knn_validation(&critics, trainer, seed)?
+        };
+        for ((i, critic), v) in critics.into_iter().zip(validated) {
             if knn.as_ref().is_none_or(|b| v > b.2) {
                 knn = Some((i, critic, v));
             }
@@ -155,26 +156,58 @@ impl<'a> Fold<'a> {
         Ok(GroupOutcome { values, trace, warnings, steps, diverged, q_gain, choice })
     }
 
-    /// The nearest-neighbour critic with `k` neighbours among the fold's fit rows.
-    fn knn_critic(&self, k: usize) -> Result<Knn> {
+    /// The nearest-neighbour critics `(index, k, walk steps)` among the fold's fit rows, with
+    /// their indices; random walks with the same k share their graphs.
+    fn knn_critics(&self, which: &[(usize, usize, usize)]) -> Result<Vec<(usize, Knn)>> {
         let d = self.dataset();
-        Knn::new(d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit), k)
+        let reference = || (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
+        let mut out = Vec::with_capacity(which.len());
+        for &(i, k, _) in which.iter().filter(|c| c.2 == 0) {
+            let (x, y) = reference();
+            out.push((i, Knn::new(x, y, k)?));
+        }
+        let mut walks: Vec<&(usize, usize, usize)> = which.iter().filter(|c| c.2 > 0).collect();
+        while let Some(&&(_, k, _)) = walks.first() {
+            let same: Vec<(usize, usize)> = walks.iter().filter(|c| c.1 == k).map(|c| (c.0, c.2)).collect();
+            walks.retain(|c| c.1 != k);
+            let (x, y) = reference();
+            let steps: Vec<usize> = same.iter().map(|c| c.1).collect();
+            out.extend(same.iter().map(|c| c.0).zip(Knn::walks(x, y, k, &steps)?));
+        }
+        // In candidate order, so that ties go to the earlier candidate as before.
+        out.sort_by_key(|c| c.0);
+        Ok(out)
     }
 
-    /// The validation objective of a critic that needs no training: the trainer's objective
-    /// (symmetrised as for the trained candidates) on validation batches drawn as a trained
-    /// candidate with seed `seed` draws them.
-    fn knn_validation(&self, critic: &Knn, trainer: BoundSpec, seed: u64) -> Result<f64> {
+    /// The validation objectives of critics `(index, critic)` that need no training: the
+    /// trainer's objective (symmetrised as for the trained candidates) on validation batches. A
+    /// counting critic's batches are drawn as a trained candidate of its index draws them; the
+    /// random walks share the batches of the first of them, so that their walks are shared.
+    fn knn_validation(&self, critics: &[(usize, Knn)], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
         let d = self.dataset();
-        let batches =
-            random_batches(&self.rows.val, self.plan.batch, VALIDATION_BATCHES, Stream::ValidationBatches.seed(seed));
+        let batches = |i: usize| {
+            let s = Stream::ValidationBatches.seed(Stream::Candidate(i as u64).seed(seed));
+            random_batches(&self.rows.val, self.plan.batch, VALIDATION_BATCHES, s)
+        };
         let mut bound = objective_bound(self.cfg, trainer)?;
-        let mut total = 0.0;
-        for rows in &batches {
-            let s = critic.scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view()).map(|v| v as f32);
-            total += bound.evaluate(&s, &mut DMatrix::zeros(0, 0))?.objective;
+        let mut totals = vec![0.0; critics.len()];
+        let walks: Vec<usize> = (0..critics.len()).filter(|&j| critics[j].1.steps() > 0).collect();
+        for (j, (i, critic)) in critics.iter().enumerate().filter(|(_, c)| c.1.steps() == 0) {
+            for rows in &batches(*i) {
+                let s = critic.scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view());
+                totals[j] += bound.evaluate(&s.map(|v| v as f32), &mut DMatrix::zeros(0, 0))?.objective;
+            }
         }
-        Ok(total / batches.len() as f64)
+        if let Some(&first) = walks.first() {
+            let family: Vec<Knn> = walks.iter().map(|&j| critics[j].1.clone()).collect();
+            for rows in &batches(critics[first].0) {
+                let (x, y) = (d.x.select_rows(rows), d.y.select_rows(rows));
+                for (&j, s) in walks.iter().zip(Knn::scores_each(&family, x.as_view(), y.as_view())) {
+                    totals[j] += bound.evaluate(&s.map(|v| v as f32), &mut DMatrix::zeros(0, 0))?.objective;
+                }
+            }
+        }
+        Ok(totals.into_iter().map(|t| t / VALIDATION_BATCHES as f64).collect())
     }
 
     /// Trains the candidates and keeps the one with the highest validation objective: every

@@ -40,7 +40,9 @@ mod plan;
 
 pub use aggregate::NeuralSettings;
 pub use conditional::conditional_estimate;
-pub use config::{Alternative, LabelColumns, NeuralConfig, ValidNeuralConfig};
+pub use config::{
+    Alternative, LabelColumns, MAX_WALK_ROWS, Neighbours, NeuralConfig, ValidNeuralConfig, WALK_NEIGHBOURS,
+};
 
 use super::{Estimate, Estimator, Kind};
 use crate::bounds::BoundSpec;
