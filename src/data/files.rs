@@ -238,8 +238,9 @@ pub enum Header {
     Yes,
     /// Every row is data; the columns are named `"0"`, `"1"`, ….
     No,
-    /// The first row is a header when any of its cells is not a number: a fully numeric first
-    /// row is data (say `Yes` for numeric column names).
+    /// The first row is a header when any of its cells is not a number, or when it reads
+    /// exactly `0,1,…,n−1` with n ≥ 3 (pandas' names for an array's columns); any other fully
+    /// numeric first row is data (say `Yes` for numeric column names).
     #[default]
     Auto,
 }
@@ -254,6 +255,13 @@ impl std::str::FromStr for Header {
             _ => Err(Error::param("header", s, "must be yes, no or auto")),
         }
     }
+}
+
+/// Whether a first row of at least 3 cells reads exactly `0,1,…,n−1`: the column names pandas
+/// writes for a frame made from an array (`pd.DataFrame(a).to_csv(index=False)`), a header and
+/// not data (a data row equal to it is far less likely than this file).
+fn is_range_index(first: &csv::StringRecord) -> bool {
+    first.len() >= 3 && first.iter().enumerate().all(|(j, c)| c.trim() == j.to_string())
 }
 
 /// How to read a CSV file; the default detects both the header and the delimiter.
@@ -394,7 +402,7 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
     let has_header = match opts.header {
         Header::Yes => true,
         Header::No => false,
-        Header::Auto => first.iter().any(|c| parse_number(c, decimal_comma).is_none()),
+        Header::Auto => first.iter().any(|c| parse_number(c, decimal_comma).is_none()) || is_range_index(first),
     };
     let columns: Vec<String> = if has_header {
         first
@@ -524,5 +532,20 @@ mod tests {
         assert_eq!(sel("x-1").unwrap(), vec![4]);
         assert!(sel("bmi-age").unwrap_err().to_string().contains("empty column range 'bmi-age'"));
         assert!(sel("age-weight").unwrap_err().to_string().contains("no column named 'weight'"));
+    }
+
+    #[test]
+    fn pandas_range_index_names_are_a_header() {
+        // `pd.DataFrame(np.array(...)).to_csv(index=False)`: the header is 0,1,2.
+        let t = parse_csv("0,1,2\n5,6,7\n8,9,10\n", &CsvOptions::default()).unwrap();
+        assert_eq!((t.values.nrows(), t.columns.clone()), (2, vec!["0".to_string(), "1".into(), "2".into()]));
+        assert_eq!(t.values[(0, 0)], 5.0);
+        // Any other numeric first row is data, and so is 0,1 (two cells: a plausible data row).
+        for text in ["0,1,3\n5,6,7\n", "1,2,3\n5,6,7\n", "0,1\n5,6\n", "0.0,1.0,2.0\n5,6,7\n"] {
+            assert_eq!(parse_csv(text, &CsvOptions::default()).unwrap().values.nrows(), 2, "{text:?}");
+        }
+        // Said explicitly, a header is never guessed.
+        let no = CsvOptions { header: Header::No, ..CsvOptions::default() };
+        assert_eq!(parse_csv("0,1,2\n5,6,7\n", &no).unwrap().values.nrows(), 2);
     }
 }
