@@ -2,7 +2,7 @@
 //! [`Estimate`]: their mean, a Nadeau–Bengio-corrected t-interval, the warnings of its folds and
 //! the settings that reproduce it.
 
-use super::config::{Alternative, LabelColumns, Neighbours, NeuralConfig};
+use super::config::{Alternative, LabelColumns, Neighbours, NeuralConfig, neighbour_candidates};
 use super::fold::GroupOutcome;
 use super::plan::{Plan, trainer_bound};
 use crate::bounds::{Bound, BoundSpec};
@@ -105,11 +105,8 @@ impl NeuralSettings {
     /// as the settings name it; `None` when a fold kept a trained critic or folds differ.
     pub fn nearest_neighbour_kept(&self) -> Option<Neighbours> {
         let trained = 1 + self.alternatives.len();
-        let counted = self.knn.iter().map(|&factor| Neighbours::Counted { factor });
-        let all: Vec<Neighbours> =
-            counted.chain(self.knn_walks.iter().map(|&steps| Neighbours::Walk { steps })).collect();
         let first = *self.critic_chosen_per_fold.first()?;
-        let kept = all.get(first.checked_sub(trained)?).copied()?;
+        let kept = neighbour_candidates(&self.knn, &self.knn_walks).get(first.checked_sub(trained)?).copied()?;
         self.critic_chosen_per_fold.iter().all(|&c| c == first).then_some(kept)
     }
 }
@@ -143,6 +140,8 @@ pub(super) fn estimate(
     w.extend(folds.warnings);
     w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan));
     let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
+    // A conditional model (an upper bound's q) has no untrained candidates.
+    let untrained_candidates = !trainer_bound(spec).needs_log_density();
     let settings = NeuralSettings {
         bound: spec.to_string(),
         trained_with: super::fold::objective_bound(cfg, trainer_bound(spec))?.label(),
@@ -161,8 +160,8 @@ pub(super) fn estimate(
         seed,
         backend: cfg.compute.backend.name(),
         labels: cfg.labels.clone(),
-        knn: if trainer_bound(spec).needs_log_density() { Vec::new() } else { cfg.knn.clone() },
-        knn_walks: if trainer_bound(spec).needs_log_density() { Vec::new() } else { cfg.knn_walks.clone() },
+        knn: if untrained_candidates { cfg.knn.clone() } else { Vec::new() },
+        knn_walks: if untrained_candidates { cfg.knn_walks.clone() } else { Vec::new() },
         input_noise: cfg.input_noise,
     };
     let diagnostics = Diagnostics {

@@ -46,6 +46,13 @@ impl std::fmt::Display for Neighbours {
     }
 }
 
+/// The nearest-neighbour candidates of factors `knn` and walks of `walks` steps, in candidate
+/// order (the counted ones first).
+pub(super) fn neighbour_candidates(knn: &[f64], walks: &[usize]) -> Vec<Neighbours> {
+    let counted = knn.iter().map(|&factor| Neighbours::Counted { factor });
+    counted.chain(walks.iter().map(|&steps| Neighbours::Walk { steps })).collect()
+}
+
 /// A critic, with its own L2 weight decay, that each fold trains beside the configured one
 /// ([`NeuralConfig::alternatives`]); the fold keeps whichever validates highest.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -311,8 +318,7 @@ impl NeuralConfig {
     /// Every nearest-neighbour candidate, in candidate order: [`NeuralConfig::knn`]'s, then
     /// [`NeuralConfig::knn_walks`]'s.
     pub fn neighbour_candidates(&self) -> Vec<Neighbours> {
-        let counted = self.knn.iter().map(|&factor| Neighbours::Counted { factor });
-        counted.chain(self.knn_walks.iter().map(|&steps| Neighbours::Walk { steps })).collect()
+        neighbour_candidates(&self.knn, &self.knn_walks)
     }
 
     /// The nearest-neighbour candidates a fold with `m` fit rows compares: `(position in

@@ -157,25 +157,22 @@ impl<'a> Fold<'a> {
     }
 
     /// The nearest-neighbour critics `(index, k, walk steps)` among the fold's fit rows, with
-    /// their indices; random walks with the same k share their graphs.
+    /// their indices, in candidate order; the random walks (all on the same graphs, of
+    /// [`NeuralConfig::knn_neighbours`]'s k) share their graphs.
     fn knn_critics(&self, which: &[(usize, usize, usize)]) -> Result<Vec<(usize, Knn)>> {
         let d = self.dataset();
-        let reference = || (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
+        let (x, y) = (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
         let mut out = Vec::with_capacity(which.len());
         for &(i, k, _) in which.iter().filter(|c| c.2 == 0) {
-            let (x, y) = reference();
-            out.push((i, Knn::new(x, y, k)?));
+            out.push((i, Knn::new(x.clone(), y.clone(), k)?));
         }
-        let mut walks: Vec<&(usize, usize, usize)> = which.iter().filter(|c| c.2 > 0).collect();
-        while let Some(&&(_, k, _)) = walks.first() {
-            let same: Vec<(usize, usize)> = walks.iter().filter(|c| c.1 == k).map(|c| (c.0, c.2)).collect();
-            walks.retain(|c| c.1 != k);
-            let (x, y) = reference();
-            let steps: Vec<usize> = same.iter().map(|c| c.1).collect();
-            out.extend(same.iter().map(|c| c.0).zip(Knn::walks(x, y, k, &steps)?));
+        let walks: Vec<&(usize, usize, usize)> = which.iter().filter(|c| c.2 > 0).collect();
+        if let Some(&&(_, k, _)) = walks.first() {
+            let steps: Vec<usize> = walks.iter().map(|c| c.2).collect();
+            out.extend(walks.iter().map(|c| c.0).zip(Knn::walks(x, y, k, &steps)?));
         }
-        // In candidate order, so that ties go to the earlier candidate as before.
-        out.sort_by_key(|c| c.0);
+        // Counted candidates precede walks in candidate order already; ties go to the earlier.
+        debug_assert!(out.windows(2).all(|w| w[0].0 < w[1].0));
         Ok(out)
     }
 
