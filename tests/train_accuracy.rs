@@ -4,7 +4,7 @@
 use mibound::bounds::BoundSpec;
 use mibound::critics::CriticSpec;
 use mibound::tasks::Parametric;
-use mibound::train::{Data, Schedule, TrainConfig, TrainResult, train};
+use mibound::train::{Data, Monitor, Schedule, TrainConfig, TrainResult, train};
 
 fn run(bound: BoundSpec, steps: u64) -> TrainResult<f32> {
     let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
@@ -34,26 +34,38 @@ fn nwj_reaches_the_true_mi_within_5000_steps() {
     check(BoundSpec::Nwj, 5000);
 }
 
-/// Per seed, the mean and the median of the per-step values over the last 20 % of `steps`
-/// (d = 5, I = 2, N = 128, separable critic, seeds 0..seeds).
-/// One training run per seed, in parallel (each run is independent and seeded, so the numbers do
-/// not depend on the threads).
-fn over_seeds(bound: BoundSpec, steps: u64, seeds: u64) -> Vec<(f64, f64)> {
+/// The mean and the median of per-step values over the last 20 % of them.
+fn tail_mean_median(values: &[f64]) -> (f64, f64) {
+    let k = values.len() / 5;
+    let mut tail: Vec<f64> = values[values.len() - k..].to_vec();
+    let mean = tail.iter().sum::<f64>() / k as f64;
+    tail.sort_by(f64::total_cmp);
+    (mean, tail[k / 2])
+}
+
+/// Per seed, the tail mean and median ([`tail_mean_median`]) of the `js-shifted` and the `js`
+/// read-offs of one JS-trained critic (d = 5, I = 2, N = 128, separable critic, seeds
+/// 0..seeds): the critic trains on `js-shifted`'s objective and `js` is a monitor on the same
+/// scores. The two bounds share their objective, so training on `js` gives the same critic to
+/// the bit (checked on 2026-11-26: 300 steps at seed 1, every per-step `js` value and every
+/// final parameter identical), and one run per seed serves both. One run per seed, in parallel
+/// (each run is independent and seeded, so the numbers do not depend on the threads).
+fn js_over_seeds(steps: u64, seeds: u64) -> Vec<((f64, f64), (f64, f64))> {
     use rayon::prelude::*;
     (0..seeds)
         .into_par_iter()
         .map(|seed| {
             let data = Data::stream(Parametric::Gaussian { dim: 5 }, Schedule::Constant { mi: 2.0 }).unwrap();
-            let mut cfg = TrainConfig::new(CriticSpec::poole_separable(), bound, 128, steps);
+            let mut cfg = TrainConfig::new(CriticSpec::poole_separable(), BoundSpec::JsShifted, 128, steps);
             cfg.seed = seed;
+            cfg.monitors = vec![Monitor::Bound { spec: BoundSpec::Js }];
             let r = train::<f32>(&data, &cfg).unwrap();
-            let mean = r.tail(0.2).unwrap().mean;
-            let k = r.trace.len() / 5;
-            let mut tail: Vec<f64> = r.trace[r.trace.len() - k..].iter().map(|s| s.value).collect();
-            tail.sort_by(f64::total_cmp);
-            let median = tail[k / 2];
-            println!("{bound}: seed {seed}: tail mean {mean:.4}, tail median {median:.4}");
-            (mean, median)
+            let shifted: Vec<f64> = r.trace.iter().map(|s| s.value).collect();
+            let (shifted, plain) = (tail_mean_median(&shifted), tail_mean_median(&r.monitors[0].values));
+            for (name, (mean, median)) in [("js-shifted", shifted), ("js", plain)] {
+                println!("{name}: seed {seed}: tail mean {mean:.4}, tail median {median:.4}");
+            }
+            (shifted, plain)
         })
         .collect()
 }
@@ -75,9 +87,11 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 /// large off-diagonal scores moves a 2000-step mean by nats. Measured (seeds 0–3): `js-shifted`
 /// medians 1.897 / 1.904 / 1.904 / 1.902, means 1.875 / 1.879 / **−0.969** / 1.871; `js` medians
 /// 1.578 / 1.583 / 1.582 / 1.584, means 1.579 / 1.584 / **0.533** / 1.581 (target 1.632). The
-/// bound `|m̄ − target| + t·sd/√K` measured 0.108 (`js-shifted`) and 0.055 (`js`); the run
-/// is 8 × 10 000 steps at N = 128 (955 s on the shared machine at load ≈ 10). Seed 2's critic is as good
-/// as the others' (its median agrees to 0.003); its read-off's mean is not.
+/// bound `|m̄ − target| + t·sd/√K` measured 0.108 (`js-shifted`) and 0.055 (`js`). The
+/// measurement trained 8 × 10 000 steps at N = 128 (955 s on the shared machine at load ≈ 10);
+/// the test trains 4 × 10 000 steps and reads both bounds off each run ([`js_over_seeds`]).
+/// Seed 2's critic is as good as the others' (its median agrees to 0.003); its read-off's mean
+/// is not.
 ///
 /// Tolerance: the acceptance threshold is 0.15 nats of optimisation bias (as for InfoNCE and
 /// NWJ above). The test requires the *upper 99 % confidence limit* of the bias to be within it:
@@ -89,8 +103,9 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 fn js_reaches_its_optimum_read_off_over_seeds() {
     const T_995_3: f64 = 5.841;
     let seeds = 4;
-    let (shifted, plain) =
-        rayon::join(|| over_seeds(BoundSpec::JsShifted, 10_000, seeds), || over_seeds(BoundSpec::Js, 10_000, seeds));
+    let runs = js_over_seeds(10_000, seeds);
+    let shifted: Vec<(f64, f64)> = runs.iter().map(|r| r.0).collect();
+    let plain: Vec<(f64, f64)> = runs.iter().map(|r| r.1).collect();
     for (name, v, target) in [("js-shifted", &shifted, 2.0), ("js", &plain, 2.0 - (-1f64).exp())] {
         let (m, sd) = mean_sd(&v.iter().map(|p| p.0).collect::<Vec<_>>());
         let (mm, msd) = mean_sd(&v.iter().map(|p| p.1).collect::<Vec<_>>());
