@@ -88,11 +88,10 @@ pub fn gaussian_fit(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<
         let l = nalgebra::Cholesky::new(m).map(|c| c.unpack());
         match l {
             Some(l) if l.diagonal().iter().all(|p| p * p >= MIN_PIVOT) => Ok(l),
-            _ => Err(Error::param(
-                "covariance",
-                what,
-                "is singular: its columns are linearly dependent (or nearly: a canonical correlation of 1)",
-            )),
+            _ => Err(Error::Singular {
+                what: format!("correlation matrix {what}"),
+                why: "its columns are linearly dependent (or nearly: a canonical correlation of 1)".into(),
+            }),
         }
     };
     let lx = chol(r.view((0, 0), (dx, dx)).into_owned(), "of x")?;
@@ -118,11 +117,12 @@ pub(crate) fn refuse_constant(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) 
     let first =
         |side: &'static str, m: DMatrixView<'_, f64>| constant_columns(m).first().map(|&j| (side, j, m[(0, j)]));
     match first("x", x).or_else(|| first("y", y)) {
-        Some((side, col, value)) => Err(Error::param(
-            "covariance",
-            format!("{side} column {col} constant ({value})"),
-            "is singular: a constant column carries no information; drop it",
-        )),
+        Some((side, col, value)) => Err(Error::Singular {
+            what: format!("correlation matrix of {side}"),
+            why: format!(
+                "its column {col} is constant ({value}), and a constant column carries no information; drop it"
+            ),
+        }),
         None => Ok(()),
     }
 }
@@ -134,10 +134,13 @@ fn correlation_matrix(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Resul
     let (n, dx) = (x.nrows(), x.ncols());
     let mut z = DMatrix::zeros(n, dx + y.ncols());
     for (j, src) in x.column_iter().chain(y.column_iter()).enumerate() {
-        let mean = src.iter().sum::<f64>() / n as f64;
+        // Divided by its largest magnitude first (a correlation does not see the scale): sums and
+        // squares of values near 1e300 would overflow, and of values near 1e-300 underflow.
+        let scale = src.amax();
+        let mean = src.iter().map(|&v| v / scale).sum::<f64>() / n as f64;
         let mut col = z.column_mut(j);
         for (t, &v) in col.iter_mut().zip(src.iter()) {
-            *t = v - mean;
+            *t = v / scale - mean;
         }
         let norm = col.norm();
         col /= norm;

@@ -71,6 +71,14 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A matrix an estimator must invert (a covariance) is singular on this data.
+    #[error("the {what} is singular: {why}")]
+    Singular {
+        /// Which matrix (`correlation matrix of x`).
+        what: String,
+        /// Why, and what to do.
+        why: String,
+    },
     /// A (de)serialisation error, e.g. of a checkpoint.
     #[error("{context}: {msg}")]
     Format {
@@ -256,6 +264,17 @@ pub enum InputError {
         /// How the caller spells the option that drops them (`--drop-constant`,
         /// `drop_constant=True`), where there is one.
         option: Option<String>,
+    },
+    /// Column 0 of x and column 0 of y both number the rows like pandas' index
+    /// ([`crate::data::rules`], rule 5): the same column on both sides.
+    #[error(
+        "x's {x} and y's {y} both number the rows (0, 1, 2, … or 1, 2, 3, …) like the index pandas' to_csv() writes: a column in both x and y makes the estimate that of the row numbers, not of the data; leave it out of x or y (select the columns to use) or write the files with to_csv(index=False)"
+    )]
+    SharedIndex {
+        /// The column of x.
+        x: Column,
+        /// The column of y.
+        y: Column,
     },
     /// Every column of an input was constant and dropped.
     #[error("every {side} column is constant")]

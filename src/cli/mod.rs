@@ -92,8 +92,10 @@ pub struct EstimateOpts {
 #[derive(Args, Debug, Clone)]
 pub struct InputOpts {
     /// Whether the first row of a CSV file is a header: yes, no, or auto (a header when any
-    /// of its cells is not a number, or when it reads 0,1,…,n−1 with 3 or more columns, the
-    /// names pandas gives an array's columns; any other numeric first row is data).
+    /// of its cells is not a number, or when it reads 0,1,…,n−1, the names pandas gives an
+    /// array's columns: with 3 or more columns always, with 1 or 2 when the next row's numbers
+    /// are written with a point or an exponent, as pandas writes floats; any other numeric
+    /// first row is data).
     #[arg(long, default_value = "auto")]
     pub header: String,
     /// CSV cell delimiter: one character, or tab, comma, semicolon (default: detected among

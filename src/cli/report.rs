@@ -1,6 +1,7 @@
 //! The estimate's table, JSON and trace CSV.
 
 use crate::error::{Error, Result};
+use crate::estimators::selfcheck::ADDITIVITY_TOLERANCE;
 use crate::estimators::{Comparison, Unit};
 
 /// The comparison as the table `estimate` prints.
@@ -50,7 +51,7 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     }
     if let Some(sc) = &c.selfcheck {
         s += &format!(
-            "\n  self-check of {}: two halves side by side {:.3} / one half {:.3} = {:.2} (must be 2); monotone map {:.3} (was {:.3}); y shuffled {:.3} (must be 0): {}\n",
+            "\n  self-check of {}: two halves side by side {:.3} / one half {:.3} = {:.2} (must be 2 ± {ADDITIVITY_TOLERANCE}); monotone map {:.3} (was {:.3}); y shuffled {:.3} (must be 0 within its noise): {}\n",
             sc.estimator,
             unit.convert(sc.doubled),
             unit.convert(sc.single),

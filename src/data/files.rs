@@ -82,7 +82,9 @@ impl Table {
                 if cell.is_empty() {
                     format!("{at}: empty cell; every value is needed (drop or fill missing values)")
                 } else {
-                    format!("{at}: '{cell}' is not a number")
+                    format!(
+                        "{at}: '{cell}' is not a number (a class label written as text is read as categories when its column is declared discrete)"
+                    )
                 },
             ));
         }
@@ -257,11 +259,25 @@ impl std::str::FromStr for Header {
     }
 }
 
-/// Whether a first row of at least 3 cells reads exactly `0,1,…,n−1`: the column names pandas
-/// writes for a frame made from an array (`pd.DataFrame(a).to_csv(index=False)`), a header and
-/// not data (a data row equal to it is far less likely than this file).
-fn is_range_index(first: &csv::StringRecord) -> bool {
-    first.len() >= 3 && first.iter().enumerate().all(|(j, c)| c.trim() == j.to_string())
+/// Whether a first row reads exactly `0,1,…,n−1`: the column names pandas writes for a frame
+/// made from an array (`pd.DataFrame(a).to_csv(index=False)`, `pd.Series(v).to_csv(index=False)`),
+/// a header and not data. With at least 3 cells a data row equal to it is far less likely than
+/// this file. With 1 or 2 cells (`0`, `0,1`) it is a header only when the next row's cells are
+/// numbers written as no integer is (`0.25`, `1e-3`): pandas writes every float with a point or
+/// an exponent, so a float column's data never reads `0` or `1`; a column of whole numbers
+/// under such a first row stays data.
+fn is_range_index(first: &csv::StringRecord, next: Option<&csv::StringRecord>, decimal_comma: bool) -> bool {
+    let integer = |c: &str| {
+        let digits = c.strip_prefix(['-', '+']).unwrap_or(c);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    let range = first.iter().enumerate().all(|(j, c)| c.trim() == j.to_string());
+    range
+        && (first.len() >= 3
+            || next.is_some_and(|r| {
+                r.len() == first.len()
+                    && r.iter().all(|c| parse_number(c, decimal_comma).is_some() && !integer(c.trim()))
+            }))
 }
 
 /// How to read a CSV file; the default detects both the header and the delimiter.
@@ -402,7 +418,10 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
     let has_header = match opts.header {
         Header::Yes => true,
         Header::No => false,
-        Header::Auto => first.iter().any(|c| parse_number(c, decimal_comma).is_none()) || is_range_index(first),
+        Header::Auto => {
+            first.iter().any(|c| parse_number(c, decimal_comma).is_none())
+                || is_range_index(first, records.get(1).map(|r| &r.1), decimal_comma)
+        }
     };
     let columns: Vec<String> = if has_header {
         first
@@ -540,9 +559,18 @@ mod tests {
         let t = parse_csv("0,1,2\n5,6,7\n8,9,10\n", &CsvOptions::default()).unwrap();
         assert_eq!((t.values.nrows(), t.columns.clone()), (2, vec!["0".to_string(), "1".into(), "2".into()]));
         assert_eq!(t.values[(0, 0)], 5.0);
-        // Any other numeric first row is data, and so is 0,1 (two cells: a plausible data row).
-        for text in ["0,1,3\n5,6,7\n", "1,2,3\n5,6,7\n", "0,1\n5,6\n", "0.0,1.0,2.0\n5,6,7\n"] {
+        // Any other numeric first row is data, and so are `0` and `0,1` above whole numbers (a
+        // plausible data row of a column of counts or codes).
+        for text in ["0,1,3\n5,6,7\n", "1,2,3\n5,6,7\n", "0,1\n5,6\n", "0.0,1.0,2.0\n5,6,7\n", "0\n5\n", "0,1\n0.5,6\n"]
+        {
             assert_eq!(parse_csv(text, &CsvOptions::default()).unwrap().values.nrows(), 2, "{text:?}");
+        }
+        // `pd.Series(v).to_csv(index=False)` and a two-column frame of floats: the header is `0`
+        // or `0,1`, each float written with a point or an exponent (or a decimal comma).
+        for text in ["0\n0.25\n-1.5\n", "0,1\n0.5,1e-3\n2.0,3.5\n", "0;1\n0,5;-2,25\n1,0;3,5\n"] {
+            let t = parse_csv(text, &CsvOptions::default()).unwrap();
+            assert_eq!(t.values.nrows(), 2, "{text:?}");
+            assert_eq!(t.columns[0], "0", "{text:?}");
         }
         // Said explicitly, a header is never guessed.
         let no = CsvOptions { header: Header::No, ..CsvOptions::default() };

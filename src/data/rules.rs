@@ -14,7 +14,9 @@
 //!    [`Note::DroppedConstant`] when the caller asks ([`Rules::drop_constant`]);
 //! 5. a column 0 named like the index pandas writes (`''`, `Unnamed: 0`, `index`) that counts
 //!    0, 1, 2, … (or 1, 2, 3, …) is used as data, but noted ([`Note::IndexColumn`]): it is
-//!    usually an accident of `DataFrame.to_csv()` without `index=False`;
+//!    usually an accident of `DataFrame.to_csv()` without `index=False`. Such a column in both
+//!    x and y (two files written so) is refused ([`InputError::SharedIndex`]): the same column
+//!    on both sides would make the estimate that of the row numbers;
 //! 6. when the caller asks ([`Rules::label_hint`]), used columns with at most
 //!    [`DISCRETE_MAX_LEVELS`] distinct whole-number values, each seen twice on average, are
 //!    noted ([`Note::LabelLike`]): they are read as numbers, which is wrong for a class label
@@ -228,11 +230,11 @@ pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, Inp
     let keep =
         |k: &[usize], input: &Input<'_>| (0..input.values.ncols()).filter(|j| !k.contains(j)).collect::<Vec<_>>();
     let (ux, uy) = (keep(&kx, x), keep(&ky, y));
-    for (side, used, input) in [(Side::X, &ux, x), (Side::Y, &uy, y)] {
-        if let Some(note) = index_column(side, used, input) {
-            notes.push(note);
-        }
+    let (ix, iy) = (index_column(Side::X, &ux, x), index_column(Side::Y, &uy, y));
+    if let (Some(Note::IndexColumn { column: cx, .. }), Some(Note::IndexColumn { column: cy, .. })) = (&ix, &iy) {
+        return Err(InputError::SharedIndex { x: cx.clone(), y: cy.clone() });
     }
+    notes.extend(ix.into_iter().chain(iy));
     if let Some(hint) = &rules.label_hint {
         notes.extend([(Side::X, &ux, x), (Side::Y, &uy, y)].iter().filter_map(|(s, u, i)| label_like(*s, u, i, hint)));
     }
@@ -371,6 +373,24 @@ mod tests {
             ok.notes[0].to_string(),
             "column 0 ('Unnamed: 0') counts 1, 2, 3, … like the index pandas' to_csv() writes (use index=False); it is included in x"
         );
+    }
+
+    #[test]
+    fn a_pandas_index_in_both_x_and_y_is_refused() {
+        // Two files written by `Series.to_csv()` with the index: x counts 0, 1, 2, … and y 1, 2, 3, ….
+        let m = DMatrix::from_fn(5, 2, |i, j| if j == 0 { i as f64 } else { (i * i) as f64 * 0.5 });
+        let n = DMatrix::from_fn(5, 2, |i, j| if j == 0 { i as f64 + 1.0 } else { (i as f64).sin() });
+        let x = Input::named(m.as_view(), &["Unnamed: 0".into(), "0".into()]);
+        let y = Input::named(n.as_view(), &["".into(), "0".into()]);
+        let e = check(&x, &y, &Rules::default()).unwrap_err();
+        assert!(matches!(e, InputError::SharedIndex { .. }), "{e:?}");
+        assert!(
+            e.to_string().starts_with("x's column 0 ('Unnamed: 0') and y's column 0 ('') both number the rows"),
+            "{e}"
+        );
+        // In one of them only, it is noted, not refused.
+        let plain = Input::named(n.as_view(), &["a".into(), "b".into()]);
+        assert_eq!(check(&x, &plain, &Rules::default()).unwrap().notes.len(), 1);
     }
 
     #[test]

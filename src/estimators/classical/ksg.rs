@@ -532,11 +532,21 @@ fn counts_tree(
 pub fn standardize(m: &mut DMatrix<f64>) -> usize {
     let n = m.nrows() as f64;
     let mut constant = 0;
+    let moments = |col: &[f64], scale: f64| {
+        let mean = col.iter().map(|v| v / scale).sum::<f64>() / n;
+        (mean, (col.iter().map(|v| (v / scale - mean) * (v / scale - mean)).sum::<f64>() / n).sqrt())
+    };
     for mut col in m.column_iter_mut() {
-        let mean = col.iter().sum::<f64>() / n;
-        let sd = (col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
+        let mut scale = 1.0;
+        let (mut mean, mut sd) = moments(col.as_slice(), scale);
+        // Squares of values near 1e-200 underflow to 0 (and near 1e200 overflow): such a column
+        // is standardised in units of its largest magnitude instead of looking constant.
+        if !(sd > 0.0 && sd.is_finite()) && col.amax() > 0.0 && col.amax().is_finite() {
+            scale = col.amax();
+            (mean, sd) = moments(col.as_slice(), scale);
+        }
         if sd > 0.0 && sd.is_finite() {
-            col.iter_mut().for_each(|v| *v = (*v - mean) / sd);
+            col.iter_mut().for_each(|v| *v = (*v / scale - mean) / sd);
         } else {
             constant += 1;
         }
@@ -697,6 +707,31 @@ mod tests {
     use super::*;
     use crate::rng::{rng, shuffle};
     use rand_distr::Distribution;
+
+    /// Scale does not matter to KSG: the same data times 1e-200 or 1e200 (whose squares under-
+    /// and overflow) reads the same value, with no column taken for constant; a constant column
+    /// is still one.
+    #[test]
+    fn tiny_and_huge_values_read_as_their_scaled_data() {
+        let mut g = rng(3);
+        let x = DMatrix::from_fn(800, 1, |_, _| -> f64 { StandardNormal.sample(&mut g) });
+        let noise: f64 = 0.5;
+        let y = DMatrix::from_fn(800, 1, |i, _| {
+            let e: f64 = StandardNormal.sample(&mut g);
+            x[(i, 0)] + noise * e
+        });
+        let ksg = Ksg::new(5, KsgVariant::Ksg1).unwrap();
+        let plain = ksg.estimate(x.as_view(), y.as_view(), 0).unwrap();
+        for scale in [1e-200, 1e200] {
+            let e = ksg.estimate((&x * scale).as_view(), (&y * scale).as_view(), 0).unwrap();
+            assert!((e.value - plain.value).abs() < 1e-9, "scale {scale}: {} against {}", e.value, plain.value);
+            assert!(e.diagnostics.warnings.iter().all(|w| w.code != WarningCode::ConstantColumns), "scale {scale}");
+        }
+        let mut constant = DMatrix::from_element(5, 2, 1e-200);
+        constant[(1, 1)] = 2e-200;
+        assert_eq!(standardize(&mut constant), 1);
+        assert_eq!(constant[(0, 0)], 1e-200, "a constant column is left unchanged");
+    }
 
     /// `PairDistances` gives KSG-1's value ([`ksg_mi`]) on the permuted rows to the bit, in few
     /// dimensions (where `ksg_mi` searches with trees) and in many (where it scans), on
