@@ -41,3 +41,36 @@ fn what_the_options_pass_the_settings_pass() {
         }
     }
 }
+
+/// Too few rows for the folds: the message names a number of folds that works, or the fewest
+/// rows any number of folds needs, and the suggestion holds (found by a stranger: 8 rows were
+/// told "at most 4 folds", and 4 folds were then refused too). 14 rows are the fewest: at 5
+/// folds each fold has 2 or 3 test rows and 11 or 12 outside it, 90 % of which (floored) is 9 or
+/// 10 training rows, leaving 2 validation rows.
+#[test]
+fn too_few_rows_for_the_folds_get_advice_that_holds() {
+    use mibound::data::{CorrelatedGaussian, Sampler};
+    use mibound::estimators::EstimatorSpec;
+    let task = CorrelatedGaussian::with_mi(1, 0.5).unwrap();
+    let mut settings = Settings::default();
+    (settings.neural.max_steps, settings.neural.alternatives) = (5, Vec::new());
+    let infonce = |n: usize, folds: usize| {
+        let mut s = settings.clone();
+        s.neural.folds = folds;
+        let (x, y) = task.sample(n, &mut mibound::rng::rng(n as u64));
+        EstimatorSpec::parse("infonce").unwrap().build(&s).unwrap().estimate(x.as_view(), y.as_view(), 0)
+    };
+    for n in [3, 8, 12, 13] {
+        let e = infonce(n, 5).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "invalid rows = {n}: too few rows for a held-out neural estimate: it needs at least 14 (at 5 folds; each fold needs 2 test rows, and 8 training and 2 validation rows outside it); the classical estimators (ksg, gaussian) need fewer"
+            )
+        );
+    }
+    assert!(infonce(14, 5).is_ok());
+    let e = infonce(15, 8).unwrap_err().to_string();
+    assert!(e.starts_with("invalid folds = 8: 15 rows allow at most 7 folds"), "{e}");
+    assert!(infonce(15, 7).is_ok());
+}

@@ -47,9 +47,11 @@ fn py_err(e: Error) -> PyErr {
         Error::Shape { .. } | Error::Parameter { .. } | Error::NonFinite { .. } | Error::Unknown { .. } => {
             PyValueError::new_err(msg)
         }
-        Error::Data { .. } | Error::Format { .. } | Error::Input { .. } | Error::VariableKind { .. } | Error::Singular { .. } => {
-            PyValueError::new_err(msg)
-        }
+        Error::Data { .. }
+        | Error::Format { .. }
+        | Error::Input { .. }
+        | Error::VariableKind { .. }
+        | Error::Singular { .. } => PyValueError::new_err(msg),
         Error::Io { .. } => PyOSError::new_err(msg),
         Error::Diverged { .. } => PyRuntimeError::new_err(msg),
         Error::Cancelled => PyKeyboardInterrupt::new_err(msg),

@@ -60,6 +60,21 @@ pub(crate) fn trainer_bound(b: &BoundSpec) -> BoundSpec {
     }
 }
 
+/// What every fold needs, as messages say it.
+const FOLD_NEEDS: &str = "each fold needs 2 test rows, and 8 training and 2 validation rows outside it";
+
+/// The fewest rows that `folds` folds of equal size split as [`FOLD_NEEDS`] asks (the test
+/// rows of a fold, and the rest split 90 % training and 10 % validation rows).
+fn min_rows(folds: usize) -> usize {
+    (2..)
+        .find(|&n: &usize| {
+            let outside = n - n.div_ceil(folds);
+            let fit = (outside as f64 * 0.9) as usize;
+            n / folds >= 2 && fit >= 8 && outside - fit >= 2
+        })
+        .expect("some number of rows is enough")
+}
+
 /// Checks the request against the data and plans the folds (see the module docs).
 /// The folds keep identical rows of `(x, group_y)` together (`group_y` is `y`, except for the
 /// chain rule's terms, which share the folds of `(x, (y, z))`).
@@ -82,8 +97,20 @@ pub(super) fn plan(
     }
     check_labels(bounds, cfg, x, y)?;
     let n = x.nrows();
-    if cfg.folds > n / 2 {
-        return Err(Error::param("folds", cfg.folds, &format!("{n} rows allow at most {} folds of 2 rows", n / 2)));
+    if n < min_rows(cfg.folds) {
+        return Err(match (2..=n / 2).filter(|&k| min_rows(k) <= n).max() {
+            Some(k) => Error::param("folds", cfg.folds, &format!("{n} rows allow at most {k} folds ({FOLD_NEEDS})")),
+            None => {
+                let (fewest, at) = (2..=10).map(|k| (min_rows(k), k)).min().expect("a fold count");
+                Error::param(
+                    "rows",
+                    n,
+                    &format!(
+                        "too few rows for a held-out neural estimate: it needs at least {fewest} (at {at} folds; {FOLD_NEEDS}); the classical estimators (ksg, gaussian) need fewer"
+                    ),
+                )
+            }
+        });
     }
     let (groups_of_rows, repeats) = folds_by_groups(x, group_y, &cfg.labels, cfg.folds, seed);
     let mut notes = Vec::new();
@@ -99,14 +126,7 @@ pub(super) fn plan(
     let min_fit = ((n - max_test) as f64 * 0.9) as usize;
     let min_val = (n - max_test) - min_fit;
     if min_test < 2 || min_fit < 8 || min_val < 2 {
-        return Err(Error::param(
-            "rows",
-            n,
-            &format!(
-                "too few rows for {} folds: each fold needs at least 2 test rows, 8 training and 2 validation rows",
-                cfg.folds
-            ),
-        ));
+        return Err(Error::param("rows", n, &format!("too few rows for {} folds: {FOLD_NEEDS}", cfg.folds)));
     }
     let mut batch = cfg.batch;
     if min_fit < batch {
