@@ -42,7 +42,7 @@ fn what_the_options_pass_the_settings_pass() {
     }
 }
 
-/// Too few rows for the folds: the message names a number of folds that works, or the fewest
+/// Too few rows for the folds: the message names the numbers of folds that work, or the fewest
 /// rows any number of folds needs, and the suggestion holds (found by a stranger: 8 rows were
 /// told "at most 4 folds", and 4 folds were then refused too). 14 rows are the fewest: at 5
 /// folds each fold has 2 or 3 test rows and 11 or 12 outside it, 90 % of which (floored) is 9 or
@@ -70,7 +70,12 @@ fn too_few_rows_for_the_folds_get_advice_that_holds() {
         );
     }
     assert!(infonce(14, 5).is_ok());
-    let e = infonce(15, 8).unwrap_err().to_string();
-    assert!(e.starts_with("invalid folds = 8: 15 rows allow at most 7 folds"), "{e}");
-    assert!(infonce(15, 7).is_ok());
+    // Too many folds, and too few (2 folds leave 7 training rows of 15): the range that works.
+    for folds in [8, 2] {
+        let e = infonce(15, folds).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("invalid folds = {folds}: 15 rows allow 4 to 7 folds")), "{e}");
+    }
+    for folds in [4, 7] {
+        assert!(infonce(15, folds).is_ok(), "{folds} folds");
+    }
 }

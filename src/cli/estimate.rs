@@ -66,12 +66,27 @@ pub struct Loaded {
 
 /// [`load_xy`] with the columns' names; with `label_hint`, columns that look like class labels
 /// are noted too ([`rules::Rules::label_hint`]).
+/// Reads a table as every command does, with a note on stderr when its header was guessed from
+/// a first row of 1 or 2 cells (`0`, `0,1`: pandas' names over floats; from another tool, the
+/// same row may be data).
+pub(super) fn read_table_noted(path: &std::path::Path, csv: &CsvOptions) -> Result<Table> {
+    let t = read_table_with(path, csv)?;
+    if t.header_guessed {
+        eprintln!(
+            "note: {}: the first row ({}) is read as a header, the column names pandas writes over floats; if it is data, pass --header no",
+            path.display(),
+            t.columns.join(",")
+        );
+    }
+    Ok(t)
+}
+
 pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>) -> Result<Loaded> {
     let Files { x, y, x_cols, y_cols, discrete } = *f;
     let csv = input.csv()?;
-    let tx = read_table_with(x, &csv)?;
+    let tx = read_table_noted(x, &csv)?;
     let (ty, y_path) = match y {
-        Some(p) if p != x => (read_table_with(p, &csv)?, p),
+        Some(p) if p != x => (read_table_noted(p, &csv)?, p),
         _ => {
             if x_cols.is_none() && y_cols.is_none() {
                 return Err(Error::Data {

@@ -4,7 +4,7 @@
 use super::InputOpts;
 use super::features::{Declared, print_notes};
 use super::output::io_err;
-use crate::data::files::{declared_columns, read_table_with};
+use crate::data::files::declared_columns;
 use crate::data::rules::{self, Column};
 use crate::error::{Error, Result};
 use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, mi_matrix};
@@ -47,7 +47,7 @@ pub struct MatrixArgs {
 
 /// `mibound matrix`.
 pub fn matrix(a: &MatrixArgs) -> Result<()> {
-    let t = read_table_with(&a.x, &a.input.csv()?)?;
+    let t = super::estimate::read_table_noted(&a.x, &a.input.csv()?)?;
     let cols = match &a.cols {
         Some(s) => crate::data::files::select_columns(&a.x, &t, s)?,
         None => (0..t.columns.len()).collect(),

@@ -38,6 +38,10 @@ pub struct Table {
     pub lines: Vec<usize>,
     /// For each column, its cells as text when one of them is not a number (else `None`).
     text: Vec<Option<TextColumn>>,
+    /// Whether a numeric first row of 1 or 2 cells (`0`, `0,1`) was taken for a header, as
+    /// pandas writes it over floats ([`Header::Auto`]): a caller should say so, as the same row
+    /// from another tool may be data.
+    pub header_guessed: bool,
 }
 
 /// A CSV column with a cell that is not a number: its cells as written and the first such cell.
@@ -210,7 +214,13 @@ fn parse_npy(b: &[u8]) -> std::result::Result<Table, String> {
     } else {
         DMatrix::from_fn(rows, cols, |i, j| value(i * cols + j))
     };
-    Ok(Table { values, columns: (0..cols).map(|j| j.to_string()).collect(), lines: Vec::new(), text: vec![None; cols] })
+    Ok(Table {
+        values,
+        columns: (0..cols).map(|j| j.to_string()).collect(),
+        lines: Vec::new(),
+        text: vec![None; cols],
+        header_guessed: false,
+    })
 }
 
 /// Writes a 2-D float64 `.npy` array (C order).
@@ -415,14 +425,13 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
         records.push((line, r));
     }
     let Some((first_line, first)) = records.first() else { return Err("empty file".into()) };
+    let named = first.iter().any(|c| parse_number(c, decimal_comma).is_none());
     let has_header = match opts.header {
         Header::Yes => true,
         Header::No => false,
-        Header::Auto => {
-            first.iter().any(|c| parse_number(c, decimal_comma).is_none())
-                || is_range_index(first, records.get(1).map(|r| &r.1), decimal_comma)
-        }
+        Header::Auto => named || is_range_index(first, records.get(1).map(|r| &r.1), decimal_comma),
     };
+    let header_guessed = has_header && opts.header == Header::Auto && !named && first.len() < 3;
     let columns: Vec<String> = if has_header {
         first
             .iter()
@@ -464,7 +473,7 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
             first_text[j].map(|first| TextColumn { cells: body.iter().map(|(_, r)| r[j].to_string()).collect(), first })
         })
         .collect();
-    Ok(Table { values: DMatrix::from_row_slice(lines.len(), width, &data), columns, lines, text })
+    Ok(Table { values: DMatrix::from_row_slice(lines.len(), width, &data), columns, lines, text, header_guessed })
 }
 
 /// Whether `item` of a column list — a name, a 0-based index, or a range `a-b` of indices —
@@ -557,6 +566,7 @@ mod tests {
     fn pandas_range_index_names_are_a_header() {
         // `pd.DataFrame(np.array(...)).to_csv(index=False)`: the header is 0,1,2.
         let t = parse_csv("0,1,2\n5,6,7\n8,9,10\n", &CsvOptions::default()).unwrap();
+        assert!(!t.header_guessed, "three cells: a header without a doubt");
         assert_eq!((t.values.nrows(), t.columns.clone()), (2, vec!["0".to_string(), "1".into(), "2".into()]));
         assert_eq!(t.values[(0, 0)], 5.0);
         // Any other numeric first row is data, and so are `0` and `0,1` above whole numbers (a
@@ -571,6 +581,7 @@ mod tests {
             let t = parse_csv(text, &CsvOptions::default()).unwrap();
             assert_eq!(t.values.nrows(), 2, "{text:?}");
             assert_eq!(t.columns[0], "0", "{text:?}");
+            assert!(t.header_guessed, "{text:?}: the caller is told");
         }
         // Said explicitly, a header is never guessed.
         let no = CsvOptions { header: Header::No, ..CsvOptions::default() };

@@ -231,7 +231,11 @@ pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, Inp
         |k: &[usize], input: &Input<'_>| (0..input.values.ncols()).filter(|j| !k.contains(j)).collect::<Vec<_>>();
     let (ux, uy) = (keep(&kx, x), keep(&ky, y));
     let (ix, iy) = (index_column(Side::X, &ux, x), index_column(Side::Y, &uy, y));
-    if let (Some(Note::IndexColumn { column: cx, .. }), Some(Note::IndexColumn { column: cy, .. })) = (&ix, &iy) {
+    // One table checked as both sides (`matrix`) is not two inputs sharing a column.
+    let same_table = std::ptr::eq(x.values.as_ptr(), y.values.as_ptr()) && x.values.shape() == y.values.shape();
+    if let (false, Some(Note::IndexColumn { column: cx, .. }), Some(Note::IndexColumn { column: cy, .. })) =
+        (same_table, &ix, &iy)
+    {
         return Err(InputError::SharedIndex { x: cx.clone(), y: cy.clone() });
     }
     notes.extend(ix.into_iter().chain(iy));
@@ -388,9 +392,11 @@ mod tests {
             e.to_string().starts_with("x's column 0 ('Unnamed: 0') and y's column 0 ('') both number the rows"),
             "{e}"
         );
-        // In one of them only, it is noted, not refused.
+        // In one of them only, it is noted, not refused; nor is one table checked as both
+        // sides (`matrix`).
         let plain = Input::named(n.as_view(), &["a".into(), "b".into()]);
         assert_eq!(check(&x, &plain, &Rules::default()).unwrap().notes.len(), 1);
+        assert_eq!(check(&x, &x, &Rules::default()).unwrap().notes.len(), 2);
     }
 
     #[test]

@@ -541,7 +541,8 @@ pub fn standardize(m: &mut DMatrix<f64>) -> usize {
         let (mut mean, mut sd) = moments(col.as_slice(), scale);
         // Squares of values near 1e-200 underflow to 0 (and near 1e200 overflow): such a column
         // is standardised in units of its largest magnitude instead of looking constant.
-        if !(sd > 0.0 && sd.is_finite()) && col.amax() > 0.0 && col.amax().is_finite() {
+        // (a variance below 1e-280 is made of subnormal squares, imprecise even when not 0).
+        if !(sd * sd >= 1e-280 && sd.is_finite()) && col.amax() > 0.0 && col.amax().is_finite() {
             scale = col.amax();
             (mean, sd) = moments(col.as_slice(), scale);
         }
@@ -722,7 +723,7 @@ mod tests {
         });
         let ksg = Ksg::new(5, KsgVariant::Ksg1).unwrap();
         let plain = ksg.estimate(x.as_view(), y.as_view(), 0).unwrap();
-        for scale in [1e-200, 1e200] {
+        for scale in [1e-200, 1e-158, 1e200] {
             let e = ksg.estimate((&x * scale).as_view(), (&y * scale).as_view(), 0).unwrap();
             assert!((e.value - plain.value).abs() < 1e-9, "scale {scale}: {} against {}", e.value, plain.value);
             assert!(e.diagnostics.warnings.iter().all(|w| w.code != WarningCode::ConstantColumns), "scale {scale}");

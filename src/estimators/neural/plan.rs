@@ -98,9 +98,13 @@ pub(super) fn plan(
     check_labels(bounds, cfg, x, y)?;
     let n = x.nrows();
     if n < min_rows(cfg.folds) {
-        return Err(match (2..=n / 2).filter(|&k| min_rows(k) <= n).max() {
-            Some(k) => Error::param("folds", cfg.folds, &format!("{n} rows allow at most {k} folds ({FOLD_NEEDS})")),
-            None => {
+        let fitting: Vec<usize> = (2..=n / 2).filter(|&k| min_rows(k) <= n).collect();
+        return Err(match (fitting.first(), fitting.last()) {
+            (Some(lo), Some(hi)) => {
+                let range = if lo == hi { format!("{lo}") } else { format!("{lo} to {hi}") };
+                Error::param("folds", cfg.folds, &format!("{n} rows allow {range} folds ({FOLD_NEEDS})"))
+            }
+            _ => {
                 let (fewest, at) = (2..=10).map(|k| (min_rows(k), k)).min().expect("a fold count");
                 Error::param(
                     "rows",
