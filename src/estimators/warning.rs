@@ -19,7 +19,8 @@ pub enum WarningCode {
     Overfit,
     /// A held-out value is not finite: not an estimate.
     NotFinite,
-    /// The estimate lies at or near a ceiling it cannot exceed (log N for InfoNCE).
+    /// The estimate lies at or near a ceiling it cannot exceed (log N for InfoNCE, ψ(N) − ψ(k) − 1/k
+    /// for KSG).
     AtCeiling,
     /// Too few rows for the estimator or for its interval.
     FewRows,

@@ -34,7 +34,9 @@
 //!
 //! **Bias.** KSG is consistent, but in high dimension and at high MI it is biased downwards,
 //! badly: the k-th neighbour of a point is far away and the density is not constant over the
-//! ball. The estimator adds a warning when the joint dimension exceeds 10.
+//! ball. The estimator adds a warning when the joint dimension exceeds 10, and when its value
+//! comes within [`CEILING_MARGIN`] of the most `N` rows can show ([`ksg_ceiling`]:
+//! every count at its minimum, as for a deterministic relation).
 
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::knn::{self, Norm};
@@ -73,6 +75,38 @@ impl KsgVariant {
             KsgVariant::Ksg2 => 2,
         }
     }
+}
+
+/// The largest value either variant can read from `n` tie-free rows with `k` neighbours:
+/// `ψ(N) − ψ(k) − 1/k`. KSG-2 counts the `k` neighbours themselves, so `n_x, n_y ≥ k` and
+/// `ψ(n_x) + ψ(n_y) ≥ 2ψ(k)`. KSG-1 counts strictly inside `ε_i`: the `k − 1` nearer joint
+/// neighbours are inside in both marginals, and the k-th, at joint distance `ε_i` in one
+/// marginal, is strictly inside the other unless its two distances tie, so one count is at
+/// least `k` and `ψ(n_x + 1) + ψ(n_y + 1) ≥ ψ(k) + ψ(k + 1) = 2ψ(k) + 1/k` (module docs'
+/// formulas). A monotone relation (`y = f(x)`) reaches it: every count is its minimum. With
+/// exact ties and no tie-breaking noise KSG-1 can read up to `1/k` more.
+pub fn ksg_ceiling(n: usize, k: usize) -> f64 {
+    let kf = k as f64;
+    digamma(n as f64) - digamma(kf) - 1.0 / kf
+}
+
+/// How close to [`ksg_ceiling`] a KSG estimate may come before it is flagged
+/// ([`WarningCode::AtCeiling`]): half a nat. Near the ceiling every point's counts are at or near
+/// their minimum, so the estimate says only that the MI is about as large as `n` rows can show.
+pub const CEILING_MARGIN: f64 = 0.5;
+
+/// The warning of a KSG estimate within [`CEILING_MARGIN`] of what `n` rows can show, if it is.
+fn ceiling_warning(value: f64, n: usize, k: usize, variant: KsgVariant) -> Option<Warning> {
+    let ceiling = ksg_ceiling(n, k);
+    (value > ceiling - CEILING_MARGIN).then(|| {
+        let message = format!(
+            "KSG-{v} (k={k}) reads {value:.3}, within {CEILING_MARGIN} of the most it can read from {n} rows \
+             (ψ(N) − ψ(k) − 1/k = {ceiling:.3}): y is (almost) a function of x here, and the MI may be far \
+             larger than these rows can show; the interval is that of the estimator, not of the MI",
+            v = variant.number(),
+        );
+        Warning::new(WarningCode::AtCeiling, message).with("value", value).with("ceiling", ceiling)
+    })
 }
 
 /// The KSG estimate with the mean neighbour counts.
@@ -698,6 +732,7 @@ impl Estimator for Ksg {
         let label = format!("KSG-{} (k={}{scores})", self.variant.number(), self.k);
         let mut est =
             run(self.name(), label, settings, xm.as_view(), ym.as_view(), self.subsamples, self.k + 1, seed, &core)?;
+        warnings.extend(ceiling_warning(est.value, x.nrows(), self.k, self.variant));
         est.diagnostics.warnings.splice(0..0, warnings);
         Ok(est)
     }
@@ -732,6 +767,38 @@ mod tests {
         constant[(1, 1)] = 2e-200;
         assert_eq!(standardize(&mut constant), 1);
         assert_eq!(constant[(0, 0)], 1e-200, "a constant column is left unchanged");
+    }
+
+    /// A monotone function reads exactly the ceiling `ψ(N) − ψ(k) − 1/k` and is
+    /// flagged with it: y = x³ on normal scores (the low-dimensional default's margins; the same
+    /// ranks), y = 2x + 1 standardised (the same standardised column). A correlated Gaussian pair
+    /// (I = 0.51, ρ = 0.8) is far below it and is not flagged.
+    #[test]
+    fn a_function_reads_the_ceiling_and_is_flagged() {
+        let mut g = rng(5);
+        let n = 600;
+        let x = DMatrix::from_fn(n, 1, |_, _| -> f64 { StandardNormal.sample(&mut g) });
+        let y = DMatrix::from_fn(n, 1, |i, _| {
+            let e: f64 = StandardNormal.sample(&mut g);
+            0.8 * x[(i, 0)] + 0.6 * e
+        });
+        for variant in [KsgVariant::Ksg1, KsgVariant::Ksg2] {
+            let ceiling = ksg_ceiling(n, 3);
+            for (margins, f) in
+                [(KsgMargins::NormalScores, x.map(|v| v * v * v)), (KsgMargins::Standardized, x.map(|v| 2.0 * v + 1.0))]
+            {
+                let mut ksg = Ksg::new(3, variant).unwrap();
+                ksg.subsamples = 0;
+                ksg.margins = margins;
+                let e = ksg.estimate(x.as_view(), f.as_view(), 0).unwrap();
+                assert!((e.value - ceiling).abs() < 1e-9, "{variant:?} {margins:?}: {} against {ceiling}", e.value);
+                let w = e.diagnostics.warnings.iter().find(|w| w.code == WarningCode::AtCeiling);
+                assert_eq!(w.map(|w| w.values["ceiling"]), Some(ceiling), "{variant:?} {margins:?}");
+                let e = ksg.estimate(x.as_view(), y.as_view(), 0).unwrap();
+                assert!(e.value < 1.0, "{}", e.value);
+                assert!(e.diagnostics.warnings.iter().all(|w| w.code != WarningCode::AtCeiling), "{variant:?}");
+            }
+        }
     }
 
     /// `PairDistances` gives KSG-1's value ([`ksg_mi`]) on the permuted rows to the bit, in few
