@@ -156,7 +156,12 @@ fn a_numeric_first_row_is_data_unless_told() {
     // --header no on a file with a header: the header's cell is not a number, at line 1, row 0.
     fails_with(
         &run(&[&["estimate", "--x", &plain, "--header", "no"][..], &XY, &FAST].concat()),
-        &["plain.csv", "line 1 (row 0)", "column 0 ('0')", "'x0' is not a number"],
+        &[
+            "plain.csv",
+            "line 1 (row 0)",
+            "column 0 ('0')",
+            "'x0' is not a number: the first line holds text, as a header does",
+        ],
     );
 }
 

@@ -145,6 +145,8 @@ class Comparison(Record):
         given = f", given z in R^{self['dim_z']}" if self.get("dim_z") is not None else ""
         lines = [f"Comparison({self['n_samples']} samples, x in R^{self['dim_x']}, y in R^{self['dim_y']}{given})"]
         lines += [f"  {e!r}" for e in self["estimates"]]
+        # Each estimate's own warnings, then the comparison's, as the command line prints them.
+        lines += [f"  warning: {message(w)}" for e in self["estimates"] for w in e["diagnostics"]["warnings"]]
         lines += [f"  warning: {message(w)}" for w in self["warnings"]]
         return "\n".join(lines)
 

@@ -58,6 +58,19 @@ def test_result_has_the_json_fields_and_attribute_access(cli, tmp_path, gaussian
     assert "Comparison(600 samples" in repr(r)
 
 
+def test_the_repr_shows_every_warning_the_command_line_prints(cli, tmp_path):
+    # y a monotone function of x: the default (KSG on normal scores in 1 + 1 dimensions) reads
+    # the most 600 rows can show, and says so.
+    x = np.random.default_rng(3).normal(size=(600, 1))
+    y = np.exp(x)
+    r = mibound.estimate(x, y)
+    [w] = r.estimates[0].diagnostics.warnings
+    assert w["code"] == "at-ceiling"
+    ref = cli_json(cli, x, y, tmp_path)
+    assert ref["estimates"][0]["diagnostics"]["warnings"] == [dict(w)]
+    assert "  warning: " + w["message"] in repr(r).splitlines()[2]
+
+
 def test_sample_matches_the_command_line(cli, tmp_path):
     for task, extra in (("multinormal-sparse-3-3-2-2.0", ()), ("gaussian", ("--dim", 3, "--mi", 1.0))):
         kw = dict(dim=3, mi=1.0) if extra else {}

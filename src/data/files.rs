@@ -42,6 +42,9 @@ pub struct Table {
     /// pandas writes it over floats ([`Header::Auto`]): a caller should say so, as the same row
     /// from another tool may be data.
     pub header_guessed: bool,
+    /// Whether the first row holds text, as a header does, and was read as data because the
+    /// header was declared absent ([`Header::No`]): a message about its cells says so.
+    first_row_text: bool,
 }
 
 /// A CSV column with a cell that is not a number: its cells as written and the first such cell.
@@ -53,6 +56,20 @@ struct TextColumn {
 }
 
 impl Table {
+    /// A table of numbers with no file's header or lines (an `.npy` array): columns named
+    /// `"0"`, `"1"`, ….
+    fn of_numbers(values: DMatrix<f64>) -> Table {
+        let cols = values.ncols();
+        Table {
+            values,
+            columns: (0..cols).map(|j| j.to_string()).collect(),
+            lines: Vec::new(),
+            text: vec![None; cols],
+            header_guessed: false,
+            first_row_text: false,
+        }
+    }
+
     /// The columns `cols` (0-based) of the table, with how messages name them. A selected column
     /// with a cell that is not a number is an error naming the file `path`, the first such cell's
     /// line, row and column (the first in reading order among the selected columns).
@@ -85,6 +102,10 @@ impl Table {
                 path,
                 if cell.is_empty() {
                     format!("{at}: empty cell; every value is needed (drop or fill missing values)")
+                } else if row == 0 && self.first_row_text {
+                    format!(
+                        "{at}: '{cell}' is not a number: the first line holds text, as a header does, and was read as data because the header was declared absent (--header no)"
+                    )
                 } else {
                     format!(
                         "{at}: '{cell}' is not a number (a class label written as text is read as categories when its column is declared discrete)"
@@ -214,13 +235,7 @@ fn parse_npy(b: &[u8]) -> std::result::Result<Table, String> {
     } else {
         DMatrix::from_fn(rows, cols, |i, j| value(i * cols + j))
     };
-    Ok(Table {
-        values,
-        columns: (0..cols).map(|j| j.to_string()).collect(),
-        lines: Vec::new(),
-        text: vec![None; cols],
-        header_guessed: false,
-    })
+    Ok(Table::of_numbers(values))
 }
 
 /// Writes a 2-D float64 `.npy` array (C order).
@@ -432,6 +447,7 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
         Header::Auto => named || is_range_index(first, records.get(1).map(|r| &r.1), decimal_comma),
     };
     let header_guessed = has_header && opts.header == Header::Auto && !named && first.len() < 3;
+    let first_row_text = named && !has_header;
     let columns: Vec<String> = if has_header {
         first
             .iter()
@@ -473,7 +489,14 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
             first_text[j].map(|first| TextColumn { cells: body.iter().map(|(_, r)| r[j].to_string()).collect(), first })
         })
         .collect();
-    Ok(Table { values: DMatrix::from_row_slice(lines.len(), width, &data), columns, lines, text, header_guessed })
+    Ok(Table {
+        values: DMatrix::from_row_slice(lines.len(), width, &data),
+        columns,
+        lines,
+        text,
+        header_guessed,
+        first_row_text,
+    })
 }
 
 /// Whether `item` of a column list — a name, a 0-based index, or a range `a-b` of indices —
