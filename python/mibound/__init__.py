@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _native
-from ._data import DataWarning, as_input, message, warn_notes
+from ._data import DataWarning, EstimateWarning, as_input, message, warn_notes
 from .progress import callback as _progress_callback
 from .progress import finish as _progress_finish
 
@@ -63,6 +63,7 @@ __all__ = [
     "conditional_test",
     "Comparison",
     "DataWarning",
+    "EstimateWarning",
     "Estimate",
     "MutualInformation",
     "Record",

@@ -14,6 +14,13 @@ class DataWarning(UserWarning):
     looks like the index pandas writes): the command line prints the same sentence on stderr."""
 
 
+class EstimateWarning(UserWarning):
+    """A warning an estimate carries about itself (at its ceiling, not converged, a wide
+    interval, …), given as a Python warning where only a number is returned
+    (:class:`MutualInformation`): the command line prints the same sentence below its table,
+    and :func:`estimate`'s result lists it (``diagnostics.warnings``, its ``repr``)."""
+
+
 def is_pandas(a: Any) -> bool:
     """Whether ``a`` is a pandas DataFrame or Series (without importing pandas)."""
     return type(a).__module__.split(".")[0] == "pandas" and hasattr(a, "to_numpy")
@@ -51,6 +58,12 @@ def message(w: Any) -> str:
 def code(w: Any) -> Optional[str]:
     """The code of a warning or note object, ``None`` for a plain string."""
     return w.get("code") if isinstance(w, dict) else None
+
+
+def warn_estimate(ws: List[Any], stacklevel: int = 3) -> None:
+    """Each warning of an estimate as an :class:`EstimateWarning`."""
+    for w in ws:
+        warnings.warn(message(w), EstimateWarning, stacklevel=stacklevel)
 
 
 def warn_notes(notes: List[Any], stacklevel: int = 3) -> None:

@@ -2,6 +2,7 @@
 `mibound sample` for the same data and seed, to the bit."""
 
 import numpy as np
+import pytest
 
 import mibound
 from conftest import cli_json, run_cli
@@ -69,6 +70,10 @@ def test_the_repr_shows_every_warning_the_command_line_prints(cli, tmp_path):
     ref = cli_json(cli, x, y, tmp_path)
     assert ref["estimates"][0]["diagnostics"]["warnings"] == [dict(w)]
     assert "  warning: " + w["message"] in repr(r).splitlines()[2]
+    # Where only a number is returned, the same sentence is a Python warning.
+    with pytest.warns(mibound.EstimateWarning) as caught:
+        mi = mibound.MutualInformation().fit(x, y)
+    assert [str(c.message) for c in caught] == [w["message"]] and mi.value_ == r.headline.value
 
 
 def test_sample_matches_the_command_line(cli, tmp_path):

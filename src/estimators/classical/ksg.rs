@@ -101,8 +101,8 @@ fn ceiling_warning(value: f64, n: usize, k: usize, variant: KsgVariant) -> Optio
     (value > ceiling - CEILING_MARGIN).then(|| {
         let message = format!(
             "KSG-{v} (k={k}) reads {value:.3}, within {CEILING_MARGIN} of the most it can read from {n} rows \
-             (ψ(N) − ψ(k) − 1/k = {ceiling:.3}): y is (almost) a function of x here, and the MI may be far \
-             larger than these rows can show; the interval is that of the estimator, not of the MI",
+             (ψ(N) − ψ(k) − 1/k = {ceiling:.3}, what y = f(x) reads): the MI may be far larger than these \
+             rows can show; the interval is that of the estimator, not of the MI",
             v = variant.number(),
         );
         Warning::new(WarningCode::AtCeiling, message).with("value", value).with("ceiling", ceiling)
