@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _native
-from ._data import DataWarning, EstimateWarning, as_input, message, warn_notes
+from ._data import DataWarning, EstimateWarning, as_input, message, warn_each
 from .progress import callback as _progress_callback
 from .progress import finish as _progress_finish
 
@@ -254,7 +254,7 @@ def _call(native: Any, x: Any, y: Any, options: dict, progress: Any, **flags: An
         data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb, **flags)
     finally:
         _progress_finish(cb)
-    warn_notes(data.get("notes", []), stacklevel=4)
+    warn_each(data.get("notes", []), DataWarning, stacklevel=4)
     return data
 
 

@@ -60,13 +60,9 @@ def code(w: Any) -> Optional[str]:
     return w.get("code") if isinstance(w, dict) else None
 
 
-def warn_estimate(ws: List[Any], stacklevel: int = 3) -> None:
-    """Each warning of an estimate as an :class:`EstimateWarning`."""
-    for w in ws:
-        warnings.warn(message(w), EstimateWarning, stacklevel=stacklevel)
-
-
-def warn_notes(notes: List[Any], stacklevel: int = 3) -> None:
-    """Each note of the data rules as a :class:`DataWarning`."""
-    for n in notes:
-        warnings.warn(message(n), DataWarning, stacklevel=stacklevel)
+def warn_each(items: List[Any], category: type, stacklevel: int = 3) -> None:
+    """Each note or warning of the library's JSON as a Python warning of ``category``: the data
+    rules' notes as :class:`DataWarning`, an estimate's warnings as :class:`EstimateWarning`.
+    ``stacklevel`` counts from the caller of this function's caller (3: the user's call)."""
+    for w in items:
+        warnings.warn(message(w), category, stacklevel=stacklevel)

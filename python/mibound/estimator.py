@@ -15,7 +15,7 @@ import inspect
 from typing import Any, Dict, List, Sequence, Tuple, Union
 
 from . import DEFAULTS, Estimate, Record, _call, _float, _native, _options
-from ._data import is_pandas, warn_estimate
+from ._data import EstimateWarning, is_pandas, warn_each
 
 _D = DEFAULTS
 
@@ -94,7 +94,7 @@ class MutualInformation:
         options = _options(estimators=[estimator], **p)
         data = _call(_native.estimate_one, X, Y, options, progress)
         # Only a number is returned: the estimate's own warnings become Python warnings.
-        warn_estimate(data["diagnostics"]["warnings"])
+        warn_each(data["diagnostics"]["warnings"], EstimateWarning)
         rules = ("notes", "x_columns", "y_columns", "unit")
         self.estimate_ = Estimate({k: Record._wrap(v) for k, v in data.items() if k not in rules})
         u = data["in_unit"]

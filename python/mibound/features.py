@@ -20,7 +20,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _native
-from ._data import as_input, is_pandas, warn_notes
+from ._data import DataWarning, as_input, is_pandas, warn_each
 
 #: scikit-learn's ``n_neighbors`` default (the library's, for the per-feature estimators).
 N_NEIGHBORS: int = _native.FEATURE_NEIGHBORS
@@ -61,7 +61,7 @@ def _discrete_mask(a: np.ndarray, names: Optional[list], discrete_features: Any)
         if discrete_features != "auto":
             raise ValueError(f"discrete_features: {discrete_features!r} is not 'auto', a bool, a mask or indices")
         mask, notes = _native.column_kinds(a, names)
-        warn_notes(notes, stacklevel=4)
+        warn_each(notes, DataWarning, stacklevel=4)
         return np.asarray(mask, dtype=bool)
     if isinstance(discrete_features, (bool, np.bool_)):
         return np.full(p, bool(discrete_features))
@@ -218,5 +218,5 @@ def conditional_test(
     zm, zn = _matrix(z, "z")
     data = _native.conditional_test(_matrix(x, "x")[0], _matrix(y, "y")[0], zm, _seed(random_state), estimators,
                                     permutations, k_perm, z_names=zn)
-    warn_notes(data.get("notes", []), stacklevel=3)
+    warn_each(data.get("notes", []), DataWarning, stacklevel=3)
     return Comparison(data)
