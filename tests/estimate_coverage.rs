@@ -1,7 +1,10 @@
 //! Intervals that cover (issue #16): over 100 data sets of a 5-d Gaussian with I = 1, the 95 %
-//! interval of each lower bound covers the mean of that estimator over the data sets in at
-//! least 90 % of them. One candidate critic per fold (the default 512-wide one, without the
-//! alternatives of `--critic auto`), N = 128 and at most 300 steps keep it to minutes in release
+//! interval of InfoNCE, the bound behind the default headline, covers the mean of that estimator
+//! over the data sets in at least 90 % of them. `MIBOUND_COVERAGE_NWJ=1` adds the opt-in NWJ
+//! bound (the same fold interval; 98 and 96 of 100 on 2026-11-27, 226 s for both on the quiet
+//! 2-core machine; in CI, beside another module, both took 502 s, so CI checks InfoNCE's alone).
+//! One candidate critic per fold (the default 512-wide one, without the alternatives of
+//! `--critic auto`), N = 128 and at most 300 steps keep it to minutes in release
 //! mode (with all three candidates it took 20 min on the 2-core machine); the intervals are the
 //! same Nadeau–Bengio-corrected fold intervals as with the defaults. Which candidate a fold keeps
 //! is tested in `estimate_critic_choice.rs`. The bounds are estimated by
@@ -20,7 +23,8 @@ use rayon::prelude::*;
 fn lower_bound_intervals_cover_the_estimators_mean() {
     const DATA_SETS: u64 = 100;
     let task = CorrelatedGaussian::with_mi(5, 1.0).unwrap();
-    let specs = EstimatorSpec::parse_list("infonce,nwj").unwrap();
+    let all = std::env::var("MIBOUND_COVERAGE_NWJ").is_ok_and(|v| v == "1");
+    let specs = EstimatorSpec::parse_list(if all { "infonce,nwj" } else { "infonce" }).unwrap();
     let mut settings = Settings::default();
     settings.neural.batch = 128;
     settings.neural.max_steps = 300;

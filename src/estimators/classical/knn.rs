@@ -48,15 +48,47 @@ where
     R: Send,
     F: Fn(usize, f64, &[u32]) -> R + Sync,
 {
+    // The search is not generic over the callers' closures: the k-d tree's code is compiled
+    // once per dimension, not once per dimension and caller (96 copies before).
     macro_rules! tree {
         ($($k:literal)*) => {
             match d {
-                $($k => knn_tree::<$k, R, F>(data, k, norm, &f),)*
-                _ => knn_brute(data, d, k, norm, &f),
+                $($k => knn_tree::<$k>(data, k, norm),)*
+                _ => knn_brute(data, d, k, norm),
             }
         };
     }
-    tree!(1 2 3 4 5 6 7 8 9 10 11 12)
+    let found = tree!(1 2 3 4 5 6 7 8 9 10 11 12);
+    found.kth.par_iter().enumerate().map(|(i, &r)| f(i, r, &found.items[i * k..(i + 1) * k])).collect()
+}
+
+/// The `k` nearest other points of each point: `kth[i]` the distance to the k-th of them,
+/// `items[i * k..(i + 1) * k]` their indices in increasing distance.
+struct Nearest {
+    kth: Vec<f64>,
+    items: Vec<u32>,
+}
+
+impl Nearest {
+    /// Fills the result for each of `n` points in parallel: `search(i, best)` leaves the `k`
+    /// nearest of point `i` in `best`, as `(distance, index)` in increasing distance.
+    fn search<S>(n: usize, k: usize, search: S) -> Self
+    where
+        S: Fn(usize, &mut Vec<(f64, u32)>) + Sync,
+    {
+        let mut found = Nearest { kth: vec![0.0; n], items: vec![0; n * k] };
+        found.kth.par_iter_mut().zip(found.items.par_chunks_mut(k)).enumerate().for_each_init(
+            || Vec::with_capacity(k + 1),
+            |best, (i, (kth, items))| {
+                search(i, best);
+                *kth = best[k - 1].0;
+                for (slot, &(_, j)) in items.iter_mut().zip(best.iter()) {
+                    *slot = j;
+                }
+            },
+        );
+        found
+    }
 }
 
 fn as_points<const K: usize>(data: &[f64]) -> Vec<[f64; K]> {
@@ -69,63 +101,37 @@ fn as_points<const K: usize>(data: &[f64]) -> Vec<[f64; K]> {
         .collect()
 }
 
-fn knn_tree<const K: usize, R, F>(data: &[f64], k: usize, norm: Norm, f: &F) -> Vec<R>
-where
-    R: Send,
-    F: Fn(usize, f64, &[u32]) -> R + Sync,
-{
+fn knn_tree<const K: usize>(data: &[f64], k: usize, norm: Norm) -> Nearest {
     let points = as_points::<K>(data);
     let tree: Tree<K> = ImmutableKdTree::new_from_slice(&points);
     let qty = NonZero::new(k + 1).expect("k + 1 > 0");
-    points
-        .par_iter()
-        .enumerate()
-        .map_init(
-            || (Vec::with_capacity(k + 1), Vec::with_capacity(k + 1)),
-            |(idx, items): &mut (Vec<(f64, u32)>, Vec<u32>), (i, p)| {
-                // Unsorted (a binary heap inside kiddo, cheaper than its sorted vector): sorted below.
-                let found = match norm {
-                    Norm::Max => tree.nearest_n_within::<Chebyshev>(p, f64::INFINITY, qty, false),
-                    Norm::SquaredEuclidean => tree.nearest_n_within::<SquaredEuclidean>(p, f64::INFINITY, qty, false),
-                };
-                idx.clear();
-                idx.extend(found.iter().filter(|nb| nb.item as usize != i).map(|nb| (nb.distance, nb.item)));
-                idx.sort_by(|a, b| a.0.total_cmp(&b.0));
-                idx.truncate(k);
-                items.clear();
-                items.extend(idx.iter().map(|&(_, j)| j));
-                f(i, idx[k - 1].0, items)
-            },
-        )
-        .collect()
+    Nearest::search(points.len(), k, |i, best| {
+        let p = &points[i];
+        // Unsorted (a binary heap inside kiddo, cheaper than its sorted vector): sorted below.
+        let found = match norm {
+            Norm::Max => tree.nearest_n_within::<Chebyshev>(p, f64::INFINITY, qty, false),
+            Norm::SquaredEuclidean => tree.nearest_n_within::<SquaredEuclidean>(p, f64::INFINITY, qty, false),
+        };
+        best.clear();
+        best.extend(found.iter().filter(|nb| nb.item as usize != i).map(|nb| (nb.distance, nb.item)));
+        best.sort_by(|a, b| a.0.total_cmp(&b.0));
+        best.truncate(k);
+    })
 }
 
-fn knn_brute<R, F>(data: &[f64], d: usize, k: usize, norm: Norm, f: &F) -> Vec<R>
-where
-    R: Send,
-    F: Fn(usize, f64, &[u32]) -> R + Sync,
-{
-    let n = data.len() / d;
-    (0..n)
-        .into_par_iter()
-        .map_init(
-            || Vec::with_capacity(k + 1),
-            |best: &mut Vec<(f64, u32)>, i| {
-                best.clear();
-                let p = &data[i * d..(i + 1) * d];
-                for j in (0..n).filter(|&j| j != i) {
-                    let dist = distance(p, &data[j * d..(j + 1) * d], norm);
-                    if best.len() < k || dist < best[k - 1].0 {
-                        let at = best.partition_point(|&(b, _)| b <= dist);
-                        best.insert(at, (dist, j as u32));
-                        best.truncate(k);
-                    }
-                }
-                let items: Vec<u32> = best.iter().map(|&(_, j)| j).collect();
-                f(i, best[k - 1].0, &items)
-            },
-        )
-        .collect()
+fn knn_brute(data: &[f64], d: usize, k: usize, norm: Norm) -> Nearest {
+    Nearest::search(data.len() / d, k, |i, best| {
+        best.clear();
+        let p = &data[i * d..(i + 1) * d];
+        for j in (0..data.len() / d).filter(|&j| j != i) {
+            let dist = distance(p, &data[j * d..(j + 1) * d], norm);
+            if best.len() < k || dist < best[k - 1].0 {
+                let at = best.partition_point(|&(b, _)| b <= dist);
+                best.insert(at, (dist, j as u32));
+                best.truncate(k);
+            }
+        }
+    })
 }
 
 /// For each point `i` of `data` (`n × d`, row-major), the number of other points `j ≠ i` with
