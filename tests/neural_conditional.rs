@@ -6,7 +6,8 @@
 //!
 //! Tolerances: from the spread of the estimates over sample seeds 0–9, measured with
 //! `cargo test --release --test suite neural_conditional:: -- --nocapture` (the printed lines, with the
-//! loop over seeds 0–9); the test runs seeds 0–2. See the comment at the bounds.
+//! loop over seeds 0–9); the test runs seeds 0 and 1 (0–2 until 2026-11-27: 47 s of the quick
+//! suite's 136, the longest test in it). See the comment at the bounds.
 
 use mibound::data::rng;
 use mibound::estimators::classical::{CiTestConfig, ConditionalSpec};
@@ -53,7 +54,7 @@ fn chain_rule_reads_zero_given_a_common_cause_and_the_truth_otherwise() {
     let tasks =
         [("common-cause-1", (-0.025, 0.010)), ("collider-1", (-0.055, 0.035)), ("chain-2-0.5", (-0.065, 0.035))];
     for (task, (low, high)) in tasks {
-        for seed in 0..3 {
+        for seed in 0..2 {
             let (v, truth, _) = estimate(task, seed);
             assert!((low..=high).contains(&(v - truth)), "{task} seed {seed}: {v} against {truth}");
         }

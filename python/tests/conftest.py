@@ -13,6 +13,14 @@ import mibound
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "training: trains critics in the native library, the same code on every Python; "
+        "scripts/python-tests runs these on the newest Python only (-m 'not training' on the others)",
+    )
+
+
 @pytest.fixture(scope="session")
 def cli() -> pathlib.Path:
     """The command line built from this repository (`cargo build --release`, or $MIBOUND_CLI):

@@ -130,6 +130,7 @@ def test_conditional_mi_is_the_command_lines_given_estimate(cli, tmp_path):
     assert "given z in R^1" in repr(r)
 
 
+@pytest.mark.training
 def test_neural_conditional_estimate_is_the_command_lines(cli, tmp_path):
     """A neural lower bound with --given: the chain rule I(X; (Y, Z)) − I(X; Z), the same number
     from Python (library defaults) and the command line (its defaults are the library's). 150 rows
@@ -196,6 +197,7 @@ def test_bad_arguments_are_value_errors_naming_them(mixed, call, match):
         call(X, y)
 
 
+@pytest.mark.training
 def test_declared_labels_are_embedded_by_infonce_as_on_the_command_line(cli, tmp_path):
     """discrete_x/discrete_y: InfoNCE one-hot encodes the label columns (the same number as
     `mibound estimate --discrete`), and an estimator that reads numbers is refused by name."""

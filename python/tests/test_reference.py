@@ -23,6 +23,7 @@ def without_wall(d):
     return d
 
 
+@pytest.mark.training
 def test_two_estimators_match_the_command_line_to_the_bit(cli, tmp_path):
     x, y = mibound.sample("multinormal-dense-2-2-0.5", 800, 3)
     for seed in (0, 5):
@@ -34,6 +35,7 @@ def test_two_estimators_match_the_command_line_to_the_bit(cli, tmp_path):
         assert all(np.isfinite(v)) and v[0] != v[1]
 
 
+@pytest.mark.training
 def test_seed_changes_the_neural_estimate_and_the_same_seed_repeats_it(gaussian):
     x, y = gaussian
     a = mibound.estimate(x, y, estimators="infonce", seed=1, **NEURAL_KW)
@@ -106,6 +108,7 @@ def test_the_library_time_inside_a_call_is_recorded(gaussian):
     assert 0 < mibound._native._last_compare_seconds() <= total
 
 
+@pytest.mark.training
 def test_one_estimator_alone_gives_the_comparisons_number(gaussian):
     # MutualInformation runs the estimator alone (no permutation test): the same number.
     x, y = gaussian
