@@ -12,11 +12,8 @@ fn mibound(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("mibound-benchmark-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(name: &str) -> crate::common::TempDir {
+    crate::common::temp_dir("benchmark-cli", name)
 }
 
 #[test]

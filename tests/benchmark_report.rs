@@ -16,11 +16,8 @@ fn config() -> Config {
     }
 }
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mibound-benchmark-report-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(name: &str) -> crate::common::TempDir {
+    crate::common::temp_dir("benchmark-report", name)
 }
 
 fn results(d: &std::path::Path, name: &str, shard: &str) -> PathBuf {

@@ -5,7 +5,7 @@
 use mibound::benchmark::{Config, RunKey, RunOptions, RunRecord, Shard, read_results, run};
 use mibound::estimators::Options;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn config() -> Config {
     let mut neural = Options::default();
@@ -19,11 +19,8 @@ fn config() -> Config {
     }
 }
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mibound-benchmark-runner-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(name: &str) -> crate::common::TempDir {
+    crate::common::temp_dir("benchmark-runner", name)
 }
 
 fn opts(threads: usize, shard: Shard) -> RunOptions {

@@ -8,7 +8,7 @@
 
 use mibound::data::{CorrelatedGaussian, Sampler, rng};
 use nalgebra::DMatrix;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const ROWS: usize = 300;
@@ -19,11 +19,8 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mibound"))
 }
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mibound-inputs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(name: &str) -> crate::common::TempDir {
+    crate::common::temp_dir("inputs", name)
 }
 
 fn run(args: &[&str]) -> Output {

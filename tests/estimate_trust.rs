@@ -53,10 +53,8 @@ fn csv(path: &std::path::Path, x: &DMatrix<f64>, y: &DMatrix<f64>) {
     std::fs::write(path, s).unwrap();
 }
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("mibound-trust-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> crate::common::TempDir {
+    crate::common::temp_dir("trust", name)
 }
 
 /// Row 1: bmi's `student-identity-2-2-1` through `mibound bmi` read −7.65 (true 0.43).

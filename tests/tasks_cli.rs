@@ -1,18 +1,14 @@
 //! `mibound tasks` and `mibound sample` over the task suite: every id is listed (also as JSON)
 //! and every id samples; the parametric names keep working; bad ids and `--n 0` fail cleanly.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mibound")).args(args).output().unwrap()
 }
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mibound-tasks-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(name: &str) -> crate::common::TempDir {
+    crate::common::temp_dir("tasks-cli", name)
 }
 
 #[test]

@@ -75,12 +75,42 @@ pub fn mibound() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_mibound"))
 }
 
-/// A fresh temporary directory for test `name` of suite `suite`.
-pub fn temp_dir(suite: &str, name: &str) -> std::path::PathBuf {
+/// A fresh temporary directory for test `name` of suite `suite`, removed with its files when
+/// the value is dropped (at the end of the test, or when it fails): runs of the suite left a
+/// directory per test in the system's temporary directory.
+pub fn temp_dir(suite: &str, name: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!("mibound-{suite}-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TempDir(d)
+}
+
+/// The directory of [`temp_dir`]: reads as its path.
+pub struct TempDir(std::path::PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// `n × m` approximate normals exactly as `tests/reference/classical_reference.py`'s `normals` draws
