@@ -9,7 +9,7 @@ fn bin() -> Command {
 
 /// Samples a Gaussian task with `mibound sample` and estimates it with default settings.
 fn estimate(name: &str, dim: usize, mi: f64, n: usize, seed: u64) -> serde_json::Value {
-    let d = std::env::temp_dir().join(format!("mibound-acc-{}-{name}", std::process::id()));
+    let d = crate::common::temp_dir("acc", name);
     let ds = d.to_str().unwrap();
     let s = bin()
         .args([
@@ -34,7 +34,6 @@ fn estimate(name: &str, dim: usize, mi: f64, n: usize, seed: u64) -> serde_json:
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::remove_dir_all(&d).ok();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     println!("{name}: {v}");
     v

@@ -35,10 +35,8 @@ fn same_seed_gives_bit_identical_traces_and_parameters() {
 
 #[test]
 fn an_interrupted_run_resumed_from_its_checkpoint_ends_where_an_uninterrupted_one_does() {
-    let dir = std::env::temp_dir().join(format!("mibound-resume-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::temp_dir("resume", "checkpoint");
     let path = dir.join("ck.json");
-    let _ = std::fs::remove_file(&path);
     // MINE carries state (its moving average) and the data stream carries a generator: both
     // must come back from the checkpoint for the runs to agree.
     let base = TrainConfig::new(small_critic(), BoundSpec::parse("mine").unwrap(), 16, 150);
@@ -55,7 +53,6 @@ fn an_interrupted_run_resumed_from_its_checkpoint_ends_where_an_uninterrupted_on
     let other = TrainConfig { seed: 9, checkpoint: ck, ..base };
     let err = train::<f32>(&data(), &other).unwrap_err().to_string();
     assert!(err.contains("different configuration"), "{err}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
