@@ -200,6 +200,27 @@ fn a_pandas_index_column_is_warned_about_when_used() {
     assert!(err.is_empty(), "{err}");
 }
 
+#[test]
+fn integer_column_names_beside_pandas_index_are_names_and_noted() {
+    // `pandas.DataFrame(array).to_csv("f.csv")`: the index, then the names 0, 1, 2, 3.
+    let d = dir("pandas-int");
+    let m = sample();
+    let plain = write(&d.join("plain.csv"), "x0,x1,y0,y1\n".to_string() + &rows_text(&m, ",", "\n", |v| v.to_string()));
+    let (base, _) = estimate_json(&[&["--x", &plain][..], &XY].concat());
+    let text = pandas_csv(&m, 0).replacen(",x0,x1,y0,y1", ",0,1,2,3", 1);
+    let pd = write(&d.join("ints.csv"), text);
+    let (v, err) = estimate_json(&["--x", &pd, "--x-cols", "0,1", "--y-cols", "2-3"]);
+    assert_eq!(value(&v), value(&base), "the names 0–3 are the data columns, not the index");
+    for needle in ["ints.csv", "'0,1' selects the columns named 0, 1 (at positions 1, 2)", "'2-3'", "positions 3, 4"] {
+        assert!(err.contains(needle), "stderr lacks '{needle}': {err}");
+    }
+    assert_eq!(err.lines().count(), 2, "one note per selection: {err}");
+    // Positions that are no column's name are positions, without a note.
+    let (v, err) = estimate_json(&["--x", &pd, "--x-cols", "Unnamed: 0,4", "--y-cols", "2"]);
+    assert_eq!((v["dim_x"].as_u64(), v["dim_y"].as_u64()), (Some(2), Some(1)));
+    assert!(!err.contains("'Unnamed: 0,4' selects"), "{err}");
+}
+
 /// A digits-like file: 8 "pixel" columns of which 0, 3 and 7 are always 0 (as the border
 /// pixels of scikit-learn's digits), and a target with a constant column beside it.
 fn digits_like(d: &Path) -> String {

@@ -18,7 +18,7 @@ use mibound::estimators::classical::{
 };
 use mibound::estimators::neural::estimate_bounds;
 use mibound::estimators::{
-    CheckedSettings, Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, check_entropy_ceiling,
+    CheckedSettings, Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, apply_entropy_ceiling,
     compare, compare_given, self_check_steps, training_steps,
 };
 use mibound::tasks::Parametric;
@@ -527,7 +527,7 @@ fn estimate_one(
             None => spec.build(settings)?.estimate(xv, yv, call.seed)?,
         };
         // The labels' entropy ceiling, as `compare` checks it.
-        check_entropy_ceiling(std::slice::from_mut(&mut e), xv, yv, &settings.neural.labels)?;
+        apply_entropy_ceiling(std::slice::from_mut(&mut e), xv, yv, &settings.neural.labels)?;
         Ok(e)
     })?;
     let e: Estimate = e;

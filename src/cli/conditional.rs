@@ -6,7 +6,6 @@ use super::estimate::{Files, Output, Unit, config, load_xy_named, progress_bar};
 use super::output::io_err;
 use super::report::{json, table};
 use super::{EstimateOpts, InputOpts};
-use crate::data::files::select_columns;
 use crate::data::rules;
 use crate::error::{Error, Result};
 use crate::estimators::classical::{CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, GIVEN_LABEL_HINT};
@@ -59,7 +58,7 @@ pub fn estimate_given(
     let csv = input.csv()?;
     let l = load_xy_named(files, input, Some(GIVEN_LABEL_HINT))?;
     let t = super::estimate::read_table_noted(files.x, &csv)?;
-    let zc = select_columns(files.x, &t, given)?;
+    let zc = super::estimate::select_noted(files.x, &t, given)?;
     let same_y = files.y.is_none_or(|y| y == files.x);
     let overlap = zc
         .iter()

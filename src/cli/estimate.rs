@@ -15,7 +15,7 @@ use std::path::Path;
 
 fn columns(path: &Path, t: &Table, sel: Option<&str>, exclude: &[usize]) -> Result<Vec<usize>> {
     match sel {
-        Some(s) => select_columns(path, t, s),
+        Some(s) => select_noted(path, t, s),
         None => Ok((0..t.columns.len()).filter(|j| !exclude.contains(j)).collect()),
     }
 }
@@ -81,6 +81,26 @@ pub(super) fn read_table_noted(path: &std::path::Path, csv: &CsvOptions) -> Resu
     Ok(t)
 }
 
+/// A column selection as every command reads it ([`select_columns`]), with a note on stderr
+/// when a number in it was read as a column's name standing at another position (pandas'
+/// integer column names beside its index): the number was a valid position too.
+pub(super) fn select_noted(path: &Path, t: &Table, spec: &str) -> Result<Vec<usize>> {
+    let s = select_columns(path, t, spec)?;
+    if !s.numbers_as_names.is_empty() {
+        let list = |f: fn(&(usize, usize)) -> usize| {
+            s.numbers_as_names.iter().map(|p| f(p).to_string()).collect::<Vec<_>>().join(", ")
+        };
+        eprintln!(
+            "note: {}: '{spec}' selects the columns named {} (at positions {}), not the positions {}: a number that names a column is read as that name",
+            path.display(),
+            list(|p| p.0),
+            list(|p| p.1),
+            list(|p| p.0),
+        );
+    }
+    Ok(s.columns)
+}
+
 pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>) -> Result<Loaded> {
     let Files { x, y, x_cols, y_cols, discrete } = *f;
     let csv = input.csv()?;
@@ -99,9 +119,13 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     };
     let same = y_path == x;
     let (cx, cy) = if same {
-        let cy =
-            columns(y_path, &ty, y_cols, &x_cols.map(|s| select_columns(x, &tx, s)).transpose()?.unwrap_or_default())?;
-        (columns(x, &tx, x_cols, &cy)?, cy)
+        let sx = x_cols.map(|s| select_noted(x, &tx, s)).transpose()?;
+        let cy = columns(y_path, &ty, y_cols, sx.as_deref().unwrap_or_default())?;
+        let cx = match sx {
+            Some(c) => c,
+            None => columns(x, &tx, None, &cy)?,
+        };
+        (cx, cy)
     } else {
         (columns(x, &tx, x_cols, &[])?, columns(y_path, &ty, y_cols, &[])?)
     };

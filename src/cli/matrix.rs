@@ -49,7 +49,7 @@ pub struct MatrixArgs {
 pub fn matrix(a: &MatrixArgs) -> Result<()> {
     let t = super::estimate::read_table_noted(&a.x, &a.input.csv()?)?;
     let cols = match &a.cols {
-        Some(s) => crate::data::files::select_columns(&a.x, &t, s)?,
+        Some(s) => super::estimate::select_noted(&a.x, &t, s)?,
         None => (0..t.columns.len()).collect(),
     };
     if cols.len() < 2 {

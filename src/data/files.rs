@@ -523,18 +523,44 @@ pub fn declared_columns(table: &Table, cols: &[usize], declared: Option<&str>) -
     cols.iter().copied().filter(|&j| items.iter().any(|i| names_column(i, &table.column(j)))).collect()
 }
 
+/// A column selection read against a table's column names ([`select_columns`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selection {
+    /// The selected columns, 0-based, in the order asked.
+    pub columns: Vec<usize>,
+    /// Numbers in the selection that were read as a column's name although that column stands
+    /// at another position, as `(number, position of the column so named)`: pandas writes
+    /// integer column names, one place to the right of them when it writes its index too. A
+    /// caller should say so, since the number was a valid position as well.
+    pub numbers_as_names: Vec<(usize, usize)>,
+}
+
 /// Parses a column selection — names or 0-based indices, comma-separated, with ranges `a-b`
 /// whose ends are names or indices (`"0-4,7"`, `"x1,x2"`, `"age-s6"`) — against a table's column
-/// names. A whole part that names a column (`"x-1"`) is that column, not a range.
-pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Vec<usize>> {
+/// names. A whole part that names a column (`"x-1"`) is that column, not a range. A name wins
+/// over a position: with the columns `Unnamed: 0, 0, 1` (a pandas frame with integer names
+/// and its index), `0` is column 1; [`Selection::numbers_as_names`] lists such numbers.
+pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Selection> {
     let mut out = Vec::new();
+    let mut numbers_as_names: Vec<(usize, usize)> = Vec::new();
+    let mut by_name = |s: &str| -> Option<usize> {
+        let j = table.columns.iter().position(|c| c == s.trim())?;
+        if let Ok(n) = s.trim().parse::<usize>()
+            && n != j
+            && n < table.columns.len()
+            && !numbers_as_names.contains(&(n, j))
+        {
+            numbers_as_names.push((n, j));
+        }
+        Some(j)
+    };
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        if let Some(j) = table.columns.iter().position(|c| c == part) {
+        if let Some(j) = by_name(part) {
             out.push(j);
             continue;
         }
-        let idx = |s: &str| -> Result<usize> {
-            if let Some(j) = table.columns.iter().position(|c| c == s.trim()) {
+        let mut idx = |s: &str| -> Result<usize> {
+            if let Some(j) = by_name(s) {
                 return Ok(j);
             }
             let j: usize = s.trim().parse().map_err(|_| {
@@ -563,7 +589,7 @@ pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Vec<usiz
     if out.is_empty() {
         return Err(data_err(path, format!("column selection '{spec}' selects nothing")));
     }
-    Ok(out)
+    Ok(Selection { columns: out, numbers_as_names })
 }
 
 #[cfg(test)]
@@ -575,7 +601,7 @@ mod tests {
         let text = ",age,sex,bmi,x-1,target\n0,1,2,3,4,5\n1,6,7,8,9,10\n";
         let t = parse_csv(text, &CsvOptions::default()).unwrap();
         let p = Path::new("t.csv");
-        let sel = |s: &str| select_columns(p, &t, s);
+        let sel = |s: &str| select_columns(p, &t, s).map(|s| s.columns);
         assert_eq!(sel("age-bmi").unwrap(), vec![1, 2, 3]);
         assert_eq!(sel("1-3").unwrap(), vec![1, 2, 3]);
         assert_eq!(sel("sex-4,target").unwrap(), vec![2, 3, 4, 5]);
@@ -583,6 +609,26 @@ mod tests {
         assert_eq!(sel("x-1").unwrap(), vec![4]);
         assert!(sel("bmi-age").unwrap_err().to_string().contains("empty column range 'bmi-age'"));
         assert!(sel("age-weight").unwrap_err().to_string().contains("no column named 'weight'"));
+    }
+
+    #[test]
+    fn numbers_read_as_names_at_other_positions_are_listed() {
+        // pandas' `DataFrame(a).to_csv()`: the index, then integer column names.
+        let text = ",0,1,2\n0,0.5,1.5,2.5\n1,3.5,4.5,5.5\n";
+        let t = parse_csv(text, &CsvOptions::default()).unwrap();
+        let p = Path::new("t.csv");
+        let s = select_columns(p, &t, "0,2").unwrap();
+        assert_eq!(s.columns, vec![1, 3]);
+        assert_eq!(s.numbers_as_names, vec![(0, 1), (2, 3)]);
+        let r = select_columns(p, &t, "0-1").unwrap();
+        assert_eq!((r.columns, r.numbers_as_names), (vec![1, 2], vec![(0, 1), (1, 2)]));
+        // A number beyond the positions, or a name at its own position, is not ambiguous.
+        assert_eq!(select_columns(p, &t, "Unnamed: 0").unwrap().numbers_as_names, vec![]);
+        let u = parse_csv("0,1,x\n0.5,1.5,2.5\n", &CsvOptions::default()).unwrap();
+        assert_eq!(select_columns(p, &u, "0,1").unwrap().numbers_as_names, vec![]);
+        let w = parse_csv("a,b,c,7\n0.5,1.5,2.5,3.5\n", &CsvOptions::default()).unwrap();
+        let s7 = select_columns(p, &w, "7").unwrap();
+        assert_eq!((s7.columns, s7.numbers_as_names), (vec![3], vec![]));
     }
 
     #[test]

@@ -192,7 +192,7 @@ pub fn compare<S: SettingsGuard + ?Sized>(
             None => s.build(settings)?.estimate(x, y, seed)?,
         });
     }
-    check_entropy_ceiling(&mut estimates, x, y, &settings.neural_config().labels)?;
+    apply_entropy_ceiling(&mut estimates, x, y, &settings.neural_config().labels)?;
     let warnings = diagnostics(specs, &estimates, x.ncols(), y.ncols(), x.nrows());
     if cancelled() {
         return Err(Error::Cancelled);
@@ -214,13 +214,15 @@ pub fn compare<S: SettingsGuard + ?Sized>(
 }
 
 /// The entropy ceiling of declared labels, for every estimate of one data set: when every
-/// column of x, or of y, is a class label (`labels`), `I(X; Y) ≤ H` of that side, and an estimate
+/// column of x, or of y, is a class label (`labels`), `I(X; Y) ≤ H` of that side. An estimate
 /// that is not an upper bound (a lower bound or a point estimate) reading above the smaller such
-/// entropy gets an [`WarningCode::AboveEntropy`] warning among its diagnostics. `H` is the
-/// plug-in entropy with Miller–Madow's correction (`discrete_mi_codes(L, L)`), so an estimate
-/// near the truth is not taken for one above it. The one place this is checked: [`compare`]
-/// calls it, as does Python's single-estimator call.
-pub fn check_entropy_ceiling(
+/// entropy gets an [`WarningCode::AboveEntropy`] warning among its diagnostics; one reading at
+/// or below it has its interval's upper end capped at it (the MI, and so a lower bound's value,
+/// cannot lie above it; the interval's method says so). `H` is the plug-in entropy with
+/// Miller–Madow's correction (`discrete_mi_codes(L, L)`), so an estimate near the truth is not
+/// taken for one above it. The one place this is applied: [`compare`] calls it, as does
+/// Python's single-estimator call.
+pub fn apply_entropy_ceiling(
     estimates: &mut [Estimate],
     x: DMatrixView<'_, f64>,
     y: DMatrixView<'_, f64>,
@@ -235,13 +237,19 @@ pub fn check_entropy_ceiling(
         (Some(h), None) | (None, Some(h)) => h,
         (None, None) => return Ok(()),
     };
-    for e in estimates.iter_mut().filter(|e| e.kind != Kind::UpperIfExact && e.value > ceiling) {
-        let message = format!(
-            "{} ({:.3}) is above the entropy of the labels, {ceiling:.3} nats, which no MI with a label can exceed: the estimate is biased up on this data",
-            e.label, e.value
-        );
-        let w = Warning::new(WarningCode::AboveEntropy, message).with("value", e.value).with("entropy", ceiling);
-        e.diagnostics.warnings.push(w);
+    for e in estimates.iter_mut().filter(|e| e.kind != Kind::UpperIfExact) {
+        if e.value > ceiling {
+            let message = format!(
+                "{} ({:.3}) is above the entropy of the labels, {ceiling:.3} nats, which no MI with a label can exceed: the estimate is biased up on this data",
+                e.label, e.value
+            );
+            let w = Warning::new(WarningCode::AboveEntropy, message).with("value", e.value).with("entropy", ceiling);
+            e.diagnostics.warnings.push(w);
+        } else if e.interval.high > ceiling {
+            e.interval.high = ceiling;
+            e.interval.method += &format!("; upper end capped at the labels' entropy, {ceiling:.3} nats");
+            e.diagnostics.values.insert("interval_capped_at".into(), ceiling);
+        }
     }
     Ok(())
 }
@@ -496,7 +504,8 @@ mod tests {
     }
 
     /// Lower bounds and point estimates above the ceiling are warned about, upper bounds and
-    /// estimates below it are not; without a side made of labels there is no ceiling.
+    /// estimates below it are not, and those below it have their intervals capped at it;
+    /// without a side made of labels there is no ceiling.
     #[test]
     fn estimates_above_the_label_entropy_are_warned_about() {
         // y: four equally frequent labels in 8 rows: H = ln 4 + 3/16.
@@ -510,15 +519,22 @@ mod tests {
             est("ross:k=3", Kind::Estimate, h - 0.01, 0.0, 2.0),
         ];
         let labels = LabelColumns { x: vec![], y: vec![0] };
-        check_entropy_ceiling(&mut e, x.as_view(), y.as_view(), &labels).unwrap();
+        apply_entropy_ceiling(&mut e, x.as_view(), y.as_view(), &labels).unwrap();
         let warned: Vec<bool> = e.iter().map(|e| !e.diagnostics.warnings.is_empty()).collect();
         assert_eq!(warned, [true, true, false, false]);
         assert_eq!(e[0].diagnostics.warnings[0].code, WarningCode::AboveEntropy);
         assert!((e[0].diagnostics.warnings[0].values["entropy"] - h).abs() < 1e-12);
+        // Below the ceiling, the interval's upper end is capped at it, except an upper bound's.
+        let highs: Vec<f64> = e.iter().map(|e| e.interval.high).collect();
+        assert_eq!(highs, [2.0, 2.0, 2.0, h]);
+        assert!(e[3].interval.method.contains("capped at the labels' entropy"), "{}", e[3].interval.method);
+        let mut inside = vec![est("ross:k=3", Kind::Estimate, 1.0, 0.9, 1.1)];
+        apply_entropy_ceiling(&mut inside, x.as_view(), y.as_view(), &labels).unwrap();
+        assert_eq!((inside[0].interval.high, inside[0].diagnostics.values.get("interval_capped_at")), (1.1, None));
         let mut e = vec![est("infonce", Kind::Lower, 5.0, 0.0, 6.0)];
         let mixed = LabelColumns { x: vec![], y: vec![0] };
         let xy = nalgebra::DMatrix::from_fn(8, 2, |i, j| if j == 0 { (i % 4) as f64 } else { i as f64 });
-        check_entropy_ceiling(&mut e, x.as_view(), xy.as_view(), &mixed).unwrap();
+        apply_entropy_ceiling(&mut e, x.as_view(), xy.as_view(), &mixed).unwrap();
         assert!(e[0].diagnostics.warnings.is_empty(), "y is not all labels: no ceiling");
     }
 

@@ -49,7 +49,7 @@ mod used;
 mod warning;
 
 pub use crate::bounds::BoundKind as Kind;
-pub use compare::{Comparison, Unit, check_entropy_ceiling, compare, compare_given, self_check_steps, training_steps};
+pub use compare::{Comparison, Unit, apply_entropy_ceiling, compare, compare_given, self_check_steps, training_steps};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};

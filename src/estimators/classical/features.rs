@@ -53,7 +53,9 @@ pub const SKLEARN_NOISE: f64 = 1e-10;
 pub enum TieNoise {
     /// No noise: the data as scaled.
     Off,
-    /// `ε` drawn from our generator with this seed (column by column).
+    /// `ε` drawn from our generator, each column's from its own stream, seeded by this seed
+    /// and the column's values ([`column_draws`]): a column gets the same noise wherever it
+    /// stands, so reordering the columns permutes the results and changes no number.
     Seeded(u64),
     /// The standard-normal draws `ε` themselves: `x` is `n × c` for the `c` continuous columns
     /// in order, `y` the target's `n` (empty for a discrete target or for [`mi_matrix`]).
@@ -165,14 +167,18 @@ fn pair_mi(a: &Column, b: &Column, k: usize, psi: &[f64]) -> Result<f64> {
     }
 }
 
-/// Prepares the columns of `x` with kinds `kinds`, drawing or taking the noise; `g` continues
-/// to the target's draws.
-fn prepare(
-    x: DMatrixView<'_, f64>,
-    kinds: &[VarKind],
-    noise: &TieNoise,
-    g: &mut crate::rng::Xoshiro,
-) -> Result<Vec<Column>> {
+/// `n` standard-normal draws for the continuous column `values` under [`TieNoise::Seeded`]`(seed)`:
+/// from a stream seeded by `seed` and a hash of the column's values (FNV-1a over their bits),
+/// so they depend on nothing but the column, not on where it stands or what stands beside it.
+fn column_draws(seed: u64, values: &[f64]) -> std::vec::IntoIter<f64> {
+    use crate::rng::{fnv1a, splitmix64};
+    let content = fnv1a(values.iter().flat_map(|v| v.to_bits().to_le_bytes()));
+    let mut g = rng(splitmix64(seed ^ content));
+    (0..values.len()).map(|_| g.sample::<f64, _>(StandardNormal)).collect::<Vec<_>>().into_iter()
+}
+
+/// Prepares the columns of `x` with kinds `kinds`, drawing or taking the noise.
+fn prepare(x: DMatrixView<'_, f64>, kinds: &[VarKind], noise: &TieNoise) -> Result<Vec<Column>> {
     let (n, p) = x.shape();
     if kinds.len() != p {
         return Err(Error::param("kinds", kinds.len(), &format!("must give one kind per column ({p})")));
@@ -193,8 +199,8 @@ fn prepare(
         let values: Vec<f64> = x.column(j).iter().copied().collect();
         let col = match (kind, noise) {
             (VarKind::Discrete, _) | (_, TieNoise::Off) => Column::new(values, kind, None),
-            (VarKind::Continuous, TieNoise::Seeded(_)) => {
-                let mut draws = (0..n).map(|_| g.sample::<f64, _>(StandardNormal)).collect::<Vec<_>>().into_iter();
+            (VarKind::Continuous, TieNoise::Seeded(seed)) => {
+                let mut draws = column_draws(*seed, &values);
                 Column::new(values, kind, Some(&mut draws))
             }
             (VarKind::Continuous, TieNoise::Given { x: e, .. }) => {
@@ -233,13 +239,11 @@ pub fn feature_mi(
     let n = x.nrows();
     check_inputs(x, DMatrixView::from_slice(y, y.len(), 1), 2)?;
     check_k(k, n)?;
-    let seed = if let TieNoise::Seeded(s) = noise { *s } else { 0 };
-    let mut g = rng(seed);
-    let cols = prepare(x, kinds, noise, &mut g)?;
+    let cols = prepare(x, kinds, noise)?;
     let target = match (y_kind, noise) {
         (VarKind::Discrete, _) | (_, TieNoise::Off) => Column::new(y.to_vec(), y_kind, None),
-        (VarKind::Continuous, TieNoise::Seeded(_)) => {
-            let mut draws = (0..n).map(|_| g.sample::<f64, _>(StandardNormal)).collect::<Vec<_>>().into_iter();
+        (VarKind::Continuous, TieNoise::Seeded(seed)) => {
+            let mut draws = column_draws(*seed, y);
             Column::new(y.to_vec(), y_kind, Some(&mut draws))
         }
         (VarKind::Continuous, TieNoise::Given { y: e, .. }) => {
@@ -264,8 +268,7 @@ pub fn mi_matrix(data: DMatrixView<'_, f64>, kinds: &[VarKind], k: usize, noise:
     let (n, p) = data.shape();
     check_inputs(data, data, 2)?;
     check_k(k, n)?;
-    let seed = if let TieNoise::Seeded(s) = noise { *s } else { 0 };
-    let cols = prepare(data, kinds, noise, &mut rng(seed))?;
+    let cols = prepare(data, kinds, noise)?;
     let psi = digamma_table(n + 1);
     let pairs: Vec<(usize, usize)> = (0..p).flat_map(|i| (i + 1..p).map(move |j| (i, j))).collect();
     let values: Vec<f64> =
@@ -294,6 +297,33 @@ mod tests {
         super::super::mixed::scale_columns(&mut ym);
         let want = super::super::ksg_mi(xm.as_view(), ym.as_view(), 3, super::super::KsgVariant::Ksg1).unwrap();
         assert!((v[0] - want).abs() < 1e-12, "{} vs {want}", v[0]);
+    }
+
+    /// With seeded noise, tied columns in another order give the same matrix, permuted, and
+    /// the same per-feature values; another seed moves the tied values (the noise is used).
+    #[test]
+    fn seeded_noise_follows_the_columns_not_their_order() {
+        let mut g = rng(11);
+        // Values rounded to 0.1: ties that the noise breaks.
+        let m = DMatrix::from_fn(400, 3, |_, _| (g.sample::<f64, _>(StandardNormal) * 10.0).round() / 10.0);
+        let m = DMatrix::from_fn(400, 3, |i, j| if j == 2 { m[(i, 0)] + m[(i, 1)] } else { m[(i, j)] });
+        let order = [2usize, 0, 1];
+        let swapped = DMatrix::from_fn(400, 3, |i, j| m[(i, order[j])]);
+        let kinds = [VarKind::Continuous; 3];
+        let a = mi_matrix(m.as_view(), &kinds, 3, &TieNoise::Seeded(4)).unwrap();
+        let b = mi_matrix(swapped.as_view(), &kinds, 3, &TieNoise::Seeded(4)).unwrap();
+        for i in 0..3 {
+            for j in (0..3).filter(|&j| j != i) {
+                assert_eq!(b[(i, j)], a[(order[i], order[j])], "({i}, {j})");
+            }
+        }
+        let other = mi_matrix(m.as_view(), &kinds, 3, &TieNoise::Seeded(5)).unwrap();
+        assert_ne!(other[(0, 2)], a[(0, 2)], "the seed draws the noise that breaks the ties");
+        let y: Vec<f64> = m.column(2).iter().copied().collect();
+        let f = feature_mi(m.columns(0, 2), &kinds[..2], &y, VarKind::Continuous, 3, &TieNoise::Seeded(4)).unwrap();
+        let sw = DMatrix::from_fn(400, 2, |i, j| m[(i, 1 - j)]);
+        let fs = feature_mi(sw.as_view(), &kinds[..2], &y, VarKind::Continuous, 3, &TieNoise::Seeded(4)).unwrap();
+        assert_eq!((fs[0], fs[1]), (f[1], f[0]));
     }
 
     /// The one-dimensional Ross path against the general [`ross_mi`], with and without ties
