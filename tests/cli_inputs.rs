@@ -211,14 +211,46 @@ fn integer_column_names_beside_pandas_index_are_names_and_noted() {
     let pd = write(&d.join("ints.csv"), text);
     let (v, err) = estimate_json(&["--x", &pd, "--x-cols", "0,1", "--y-cols", "2-3"]);
     assert_eq!(value(&v), value(&base), "the names 0–3 are the data columns, not the index");
-    for needle in ["ints.csv", "'0,1' selects the columns named 0, 1 (at positions 1, 2)", "'2-3'", "positions 3, 4"] {
+    for needle in [
+        "ints.csv",
+        "'0,1' reads 0, 1 as the names of the columns at positions 1, 2, not as positions",
+        "'2-3'",
+        "positions 3, 4",
+    ] {
         assert!(err.contains(needle), "stderr lacks '{needle}': {err}");
     }
     assert_eq!(err.lines().count(), 2, "one note per selection: {err}");
     // Positions that are no column's name are positions, without a note.
     let (v, err) = estimate_json(&["--x", &pd, "--x-cols", "Unnamed: 0,4", "--y-cols", "2"]);
     assert_eq!((v["dim_x"].as_u64(), v["dim_y"].as_u64()), (Some(2), Some(1)));
-    assert!(!err.contains("'Unnamed: 0,4' selects"), "{err}");
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note:")).collect();
+    assert_eq!(notes.len(), 1, "a note for y's '2' only: {err}");
+    assert!(notes[0].contains("'2' reads 2 as the name of the column at position 3"), "{err}");
+    // A declared label list reads names first too: '1' is the column named 1 (a class), not
+    // position 1 (the measurement named 0); read as both, Ross would have no continuous side.
+    let mut text = String::from(",0,1\n");
+    for i in 0..ROWS {
+        text += &format!("{i},{},{}\n", m[(i, 0)] + (i % 3) as f64, i % 3);
+    }
+    let lab = write(&d.join("labels.csv"), text);
+    let out = run(&[
+        "estimate",
+        "--json",
+        "--quiet",
+        "--x",
+        &lab,
+        "--x-cols",
+        "0",
+        "--y-cols",
+        "1",
+        "--discrete",
+        "1",
+        "--estimators",
+        "ross",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["estimates"][0]["settings"]["discrete"].as_str(), Some("y"), "{v}");
 }
 
 /// A digits-like file: 8 "pixel" columns of which 0, 3 and 7 are always 0 (as the border

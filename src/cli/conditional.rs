@@ -57,7 +57,8 @@ pub fn estimate_given(
     let (specs, settings) = specs(opts)?;
     let csv = input.csv()?;
     let l = load_xy_named(files, input, Some(GIVEN_LABEL_HINT))?;
-    let t = super::estimate::read_table_noted(files.x, &csv)?;
+    // Read again for z's columns; load_xy_named has already noted a guessed header.
+    let t = crate::data::files::read_table_with(files.x, &csv)?;
     let zc = super::estimate::select_noted(files.x, &t, given)?;
     let same_y = files.y.is_none_or(|y| y == files.x);
     let overlap = zc

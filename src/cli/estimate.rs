@@ -86,17 +86,22 @@ pub(super) fn read_table_noted(path: &std::path::Path, csv: &CsvOptions) -> Resu
 /// integer column names beside its index): the number was a valid position too.
 pub(super) fn select_noted(path: &Path, t: &Table, spec: &str) -> Result<Vec<usize>> {
     let s = select_columns(path, t, spec)?;
-    if !s.numbers_as_names.is_empty() {
-        let list = |f: fn(&(usize, usize)) -> usize| {
-            s.numbers_as_names.iter().map(|p| f(p).to_string()).collect::<Vec<_>>().join(", ")
-        };
-        eprintln!(
-            "note: {}: '{spec}' selects the columns named {} (at positions {}), not the positions {}: a number that names a column is read as that name",
+    let (numbers, positions): (Vec<&str>, Vec<String>) =
+        s.numbers_as_names.iter().map(|(n, j)| (n.as_str(), j.to_string())).unzip();
+    match numbers.len() {
+        0 => {}
+        1 => eprintln!(
+            "note: {}: '{spec}' reads {} as the name of the column at position {}, not as a position: a number that names a column is read as that name",
             path.display(),
-            list(|p| p.0),
-            list(|p| p.1),
-            list(|p| p.0),
-        );
+            numbers[0],
+            positions[0]
+        ),
+        _ => eprintln!(
+            "note: {}: '{spec}' reads {} as the names of the columns at positions {}, not as positions: a number that names a column is read as that name",
+            path.display(),
+            numbers.join(", "),
+            positions.join(", ")
+        ),
     }
     Ok(s.columns)
 }

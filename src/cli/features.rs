@@ -57,6 +57,8 @@ pub struct FeaturesArgs {
 pub(super) struct Declared<'a> {
     discrete: Vec<&'a str>,
     continuous: Vec<&'a str>,
+    /// The columns the lists are read against ([`names`]: a name wins over a position).
+    among: Vec<Column>,
     /// Whether undeclared columns are detected (`--discrete none` says no).
     pub detect: bool,
 }
@@ -75,22 +77,29 @@ impl<'a> Declared<'a> {
             discrete.clear();
         }
         for (flag, list) in [("--discrete", &discrete), ("--continuous", &continuous)] {
-            if let Some(bad) = list.iter().find(|i| !all.iter().any(|c| names(i, c))) {
+            if let Some(bad) = list.iter().find(|i| !all.iter().any(|c| names(i, c, all))) {
                 let known: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
                 let why = format!("names no selected column (columns: {})", known.join(", "));
                 return Err(Error::param(flag, bad, &why));
             }
         }
-        let both = all.iter().find(|c| discrete.iter().any(|i| names(i, c)) && continuous.iter().any(|i| names(i, c)));
+        let both = all
+            .iter()
+            .find(|c| discrete.iter().any(|i| names(i, c, all)) && continuous.iter().any(|i| names(i, c, all)));
         if let Some(c) = both {
             return Err(Error::param("--continuous", &c.name, "is also declared --discrete: declare each column once"));
         }
-        Ok(Declared { discrete, continuous, detect })
+        Ok(Declared { discrete, continuous, detect, among: all.iter().map(|&c| c.clone()).collect() })
+    }
+
+    /// Whether `item` of a list names the column `c`.
+    fn lists(&self, item: &str, c: &Column) -> bool {
+        names(item, c, &self.among.iter().collect::<Vec<_>>())
     }
 
     /// Whether a column is declared a label.
     pub(super) fn is_discrete(&self, c: &Column) -> bool {
-        self.discrete.iter().any(|i| names(i, c))
+        self.discrete.iter().any(|i| self.lists(i, c))
     }
 
     /// The kinds of `columns` (of side `side`, values `m`): declared, else detected with a note
@@ -104,7 +113,7 @@ impl<'a> Declared<'a> {
     ) -> (Vec<VarKind>, Vec<KindNote>) {
         let decl: Vec<Option<VarKind>> = columns
             .iter()
-            .map(|c| match (self.is_discrete(c), self.continuous.iter().any(|i| names(i, c))) {
+            .map(|c| match (self.is_discrete(c), self.continuous.iter().any(|i| self.lists(i, c))) {
                 (true, _) => Some(VarKind::Discrete),
                 (false, true) => Some(VarKind::Continuous),
                 (false, false) => (!detect).then_some(VarKind::Continuous),

@@ -147,7 +147,8 @@ enum Command {
         /// y: a .npy or CSV file (default: the x file, with --y-cols).
         #[arg(long)]
         y: Option<PathBuf>,
-        /// Columns of the x file to use (names or 0-based indices, ranges a-b).
+        /// Columns of the x file to use (names or 0-based indices, ranges a-b; a number that is a
+        /// column's name is that column).
         #[arg(long)]
         x_cols: Option<String>,
         /// Columns of the y file to use.

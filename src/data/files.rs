@@ -499,16 +499,20 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
     })
 }
 
-/// Whether `item` of a column list — a name, a 0-based index, or a range `a-b` of indices —
-/// names the column `col` (a declared list such as `--discrete`, matched against the columns a
-/// selection kept).
-pub fn names_column(item: &str, col: &Column) -> bool {
-    if item == col.name {
-        return true;
+/// Whether `item` of a declared list (`--discrete`, `--continuous`) names the column `col`, one
+/// of the columns `among` (those a selection kept). A name wins over a position, as in
+/// [`select_columns`]: an item that is the name of one of `among` names that column only;
+/// otherwise a 0-based index names the column at that position, and a range `a-b` the columns
+/// from `a` to `b`, each end read as a name of `among` first, else as an index.
+pub fn names_column(item: &str, col: &Column, among: &[&Column]) -> bool {
+    let named = |s: &str| among.iter().find(|c| c.name == s.trim()).map(|c| c.index);
+    if let Some(j) = named(item) {
+        return j == col.index;
     }
+    let end = |s: &str| named(s).or_else(|| s.trim().parse::<usize>().ok());
     match item.split_once('-') {
-        Some((a, b)) if !a.is_empty() => match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
-            (Ok(a), Ok(b)) => (a..=b).contains(&col.index),
+        Some((a, b)) if !a.is_empty() => match (end(a), end(b)) {
+            (Some(a), Some(b)) => (a..=b).contains(&col.index),
             _ => false,
         },
         _ => item.parse::<usize>().is_ok_and(|j| j == col.index),
@@ -516,11 +520,13 @@ pub fn names_column(item: &str, col: &Column) -> bool {
 }
 
 /// The columns of `table` among `cols` that an item of the comma-separated `declared` names
-/// ([`names_column`]); none without a list.
+/// ([`names_column`], among the columns `cols`); none without a list.
 pub fn declared_columns(table: &Table, cols: &[usize], declared: Option<&str>) -> Vec<usize> {
     let Some(list) = declared else { return Vec::new() };
     let items: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-    cols.iter().copied().filter(|&j| items.iter().any(|i| names_column(i, &table.column(j)))).collect()
+    let kept: Vec<Column> = cols.iter().map(|&j| table.column(j)).collect();
+    let among: Vec<&Column> = kept.iter().collect();
+    kept.iter().filter(|c| items.iter().any(|i| names_column(i, c, &among))).map(|c| c.index).collect()
 }
 
 /// A column selection read against a table's column names ([`select_columns`]).
@@ -528,66 +534,98 @@ pub fn declared_columns(table: &Table, cols: &[usize], declared: Option<&str>) -
 pub struct Selection {
     /// The selected columns, 0-based, in the order asked.
     pub columns: Vec<usize>,
-    /// Numbers in the selection that were read as a column's name although that column stands
-    /// at another position, as `(number, position of the column so named)`: pandas writes
-    /// integer column names, one place to the right of them when it writes its index too. A
-    /// caller should say so, since the number was a valid position as well.
-    pub numbers_as_names: Vec<(usize, usize)>,
+    /// Numbers in the selection, as written, that were read as a column's name although that
+    /// column stands at another position, with that position: pandas writes integer column
+    /// names, one place to the right of them when it writes its index too. A caller should say
+    /// so, since the number was a valid position as well.
+    pub numbers_as_names: Vec<(String, usize)>,
+}
+
+/// How one end of a selection was read.
+#[derive(Clone, Copy, PartialEq)]
+enum Reading {
+    /// A column's name (a number at its own position included).
+    Name,
+    /// A number that is the name of the column at another position.
+    NumberAsName,
+    /// A 0-based position that is no column's name.
+    Position,
 }
 
 /// Parses a column selection — names or 0-based indices, comma-separated, with ranges `a-b`
 /// whose ends are names or indices (`"0-4,7"`, `"x1,x2"`, `"age-s6"`) — against a table's column
 /// names. A whole part that names a column (`"x-1"`) is that column, not a range. A name wins
 /// over a position: with the columns `Unnamed: 0, 0, 1` (a pandas frame with integer names
-/// and its index), `0` is column 1; [`Selection::numbers_as_names`] lists such numbers.
+/// and its index), `0` is column 1; [`Selection::numbers_as_names`] lists such numbers. Refused:
+/// a range with one end read as such a name and the other as a position, and a column selected
+/// twice.
 pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Selection> {
-    let mut out = Vec::new();
-    let mut numbers_as_names: Vec<(usize, usize)> = Vec::new();
-    let mut by_name = |s: &str| -> Option<usize> {
-        let j = table.columns.iter().position(|c| c == s.trim())?;
-        if let Ok(n) = s.trim().parse::<usize>()
-            && n != j
-            && n < table.columns.len()
-            && !numbers_as_names.contains(&(n, j))
-        {
-            numbers_as_names.push((n, j));
+    let ncols = table.columns.len();
+    let read = |s: &str| -> Result<(usize, Reading)> {
+        let s = s.trim();
+        if let Some(j) = table.columns.iter().position(|c| c == s) {
+            let moved = s.parse::<usize>().is_ok_and(|n| n != j && n < ncols);
+            return Ok((j, if moved { Reading::NumberAsName } else { Reading::Name }));
         }
-        Some(j)
+        let j: usize = s
+            .parse()
+            .map_err(|_| data_err(path, format!("no column named '{s}' (columns: {})", table.columns.join(", "))))?;
+        if j < ncols {
+            Ok((j, Reading::Position))
+        } else {
+            Err(data_err(path, format!("column index {j} out of range (the file has {ncols} columns)")))
+        }
+    };
+    let mut out: Vec<usize> = Vec::new();
+    let mut numbers_as_names: Vec<(String, usize)> = Vec::new();
+    let mut note = |s: &str, (j, r): (usize, Reading)| {
+        if r == Reading::NumberAsName && !numbers_as_names.iter().any(|(t, _)| t == s.trim()) {
+            numbers_as_names.push((s.trim().to_string(), j));
+        }
+        j
     };
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        if let Some(j) = by_name(part) {
-            out.push(j);
-            continue;
-        }
-        let mut idx = |s: &str| -> Result<usize> {
-            if let Some(j) = by_name(s) {
-                return Ok(j);
-            }
-            let j: usize = s.trim().parse().map_err(|_| {
-                data_err(path, format!("no column named '{s}' (columns: {})", table.columns.join(", ")))
-            })?;
-            if j < table.columns.len() {
-                Ok(j)
-            } else {
-                Err(data_err(
-                    path,
-                    format!("column index {j} out of range (the file has {} columns)", table.columns.len()),
-                ))
-            }
-        };
+        let whole = table.columns.iter().any(|c| c == part);
         match part.split_once('-') {
-            Some((a, b)) if !a.is_empty() => {
-                let (a, b) = (idx(a)?, idx(b)?);
-                if a > b {
-                    return Err(data_err(path, format!("empty column range '{part}'")));
+            Some((a, b)) if !a.is_empty() && !whole => {
+                let (ra, rb) = (read(a)?, read(b)?);
+                let kinds = [ra.1, rb.1];
+                if kinds.contains(&Reading::NumberAsName) && kinds.contains(&Reading::Position) {
+                    let (name, pos) = if ra.1 == Reading::Position { (b, a) } else { (a, b) };
+                    return Err(data_err(
+                        path,
+                        format!(
+                            "column range '{part}' reads {} as a column's name and {} as a position (no column is named so): write both ends as names, or as positions where no column is named by a number",
+                            name.trim(),
+                            pos.trim()
+                        ),
+                    ));
                 }
-                out.extend(a..=b);
+                let (lo, hi) = (note(a, ra), note(b, rb));
+                if lo > hi {
+                    let why = if kinds.contains(&Reading::NumberAsName) {
+                        " (a number that names a column is read as that name)"
+                    } else {
+                        ""
+                    };
+                    return Err(data_err(path, format!("empty column range '{part}'{why}")));
+                }
+                out.extend(lo..=hi);
             }
-            _ => out.push(idx(part)?),
+            _ => {
+                let r = read(part)?;
+                out.push(note(part, r));
+            }
         }
     }
     if out.is_empty() {
         return Err(data_err(path, format!("column selection '{spec}' selects nothing")));
+    }
+    if let Some(&j) = out.iter().enumerate().find(|&(i, j)| out[..i].contains(j)).map(|(_, j)| j) {
+        return Err(data_err(
+            path,
+            format!("column selection '{spec}' selects column {j} ('{}') twice", table.columns[j]),
+        ));
     }
     Ok(Selection { columns: out, numbers_as_names })
 }
@@ -617,11 +655,18 @@ mod tests {
         let text = ",0,1,2\n0,0.5,1.5,2.5\n1,3.5,4.5,5.5\n";
         let t = parse_csv(text, &CsvOptions::default()).unwrap();
         let p = Path::new("t.csv");
+        let named = |v: &[(&str, usize)]| v.iter().map(|&(s, j)| (s.to_string(), j)).collect::<Vec<_>>();
         let s = select_columns(p, &t, "0,2").unwrap();
         assert_eq!(s.columns, vec![1, 3]);
-        assert_eq!(s.numbers_as_names, vec![(0, 1), (2, 3)]);
+        assert_eq!(s.numbers_as_names, named(&[("0", 1), ("2", 3)]));
         let r = select_columns(p, &t, "0-1").unwrap();
-        assert_eq!((r.columns, r.numbers_as_names), (vec![1, 2], vec![(0, 1), (1, 2)]));
+        assert_eq!((r.columns, r.numbers_as_names), (vec![1, 2], named(&[("0", 1), ("1", 2)])));
+        // A range read half as names and half as positions is refused, as is a column twice.
+        let e = select_columns(p, &t, "2-3").unwrap_err().to_string();
+        assert!(e.contains("column range '2-3' reads 2 as a column's name and 3 as a position"), "{e}");
+        let e = select_columns(p, &t, "0,1,0").unwrap_err().to_string();
+        assert!(e.contains("selects column 1 ('0') twice"), "{e}");
+        assert!(select_columns(p, &t, "0-2,1").is_err());
         // A number beyond the positions, or a name at its own position, is not ambiguous.
         assert_eq!(select_columns(p, &t, "Unnamed: 0").unwrap().numbers_as_names, vec![]);
         let u = parse_csv("0,1,x\n0.5,1.5,2.5\n", &CsvOptions::default()).unwrap();

@@ -214,14 +214,19 @@ pub fn compare<S: SettingsGuard + ?Sized>(
 }
 
 /// The entropy ceiling of declared labels, for every estimate of one data set: when every
-/// column of x, or of y, is a class label (`labels`), `I(X; Y) ≤ H` of that side. An estimate
-/// that is not an upper bound (a lower bound or a point estimate) reading above the smaller such
-/// entropy gets an [`WarningCode::AboveEntropy`] warning among its diagnostics; one reading at
-/// or below it has its interval's upper end capped at it (the MI, and so a lower bound's value,
-/// cannot lie above it; the interval's method says so). `H` is the plug-in entropy with
-/// Miller–Madow's correction (`discrete_mi_codes(L, L)`), so an estimate near the truth is not
-/// taken for one above it. The one place this is applied: [`compare`] calls it, as does
-/// Python's single-estimator call.
+/// column of x, or of y, is a class label (`labels`), `I(X; Y) ≤ H` of that side. `H` is
+/// estimated by the plug-in entropy with Miller–Madow's correction (`discrete_mi_codes(L, L)`)
+/// and its standard error by the delta method, `√((Σ p̂ ln² p̂ − Ĥ²)/n)` (zero for equally
+/// frequent labels). A lower bound or a point estimate (not an upper bound, not a training
+/// objective):
+///
+/// - reading above `Ĥ` gets an [`WarningCode::AboveEntropy`] warning among its diagnostics
+///   (with the correction, an estimate near the truth is not taken for one above it);
+/// - reading at or below it has its interval's upper end capped at `Ĥ + 1.96 SE`, an upper
+///   95 % limit of `H` (neither the MI nor a lower bound's value can lie above `H`), never
+///   below the interval's lower end; the interval's method says so.
+///
+/// The one place this is applied: [`compare`] calls it, as does Python's single-estimator call.
 pub fn apply_entropy_ceiling(
     estimates: &mut [Estimate],
     x: DMatrixView<'_, f64>,
@@ -232,34 +237,53 @@ pub fn apply_entropy_ceiling(
     let side = |m: DMatrixView<'_, f64>, cols: &[usize]| {
         (!cols.is_empty() && cols.len() == m.ncols()).then(|| label_entropy(m)).transpose()
     };
-    let ceiling = match (side(x, &labels.x)?, side(y, &labels.y)?) {
-        (Some(a), Some(b)) => a.min(b),
+    let (entropy, se) = match (side(x, &labels.x)?, side(y, &labels.y)?) {
+        (Some(a), Some(b)) => {
+            if a.0 <= b.0 {
+                a
+            } else {
+                b
+            }
+        }
         (Some(h), None) | (None, Some(h)) => h,
         (None, None) => return Ok(()),
     };
-    for e in estimates.iter_mut().filter(|e| e.kind != Kind::UpperIfExact) {
-        if e.value > ceiling {
+    let cap = entropy + 1.96 * se;
+    for e in estimates.iter_mut().filter(|e| matches!(e.kind, Kind::Lower | Kind::Estimate)) {
+        if e.value > entropy {
             let message = format!(
-                "{} ({:.3}) is above the entropy of the labels, {ceiling:.3} nats, which no MI with a label can exceed: the estimate is biased up on this data",
+                "{} ({:.3}) is above the entropy of the labels, {entropy:.3} nats, which no MI with a label can exceed: the estimate is biased up on this data",
                 e.label, e.value
             );
-            let w = Warning::new(WarningCode::AboveEntropy, message).with("value", e.value).with("entropy", ceiling);
+            let w = Warning::new(WarningCode::AboveEntropy, message).with("value", e.value).with("entropy", entropy);
             e.diagnostics.warnings.push(w);
-        } else if e.interval.high > ceiling {
-            e.interval.high = ceiling;
-            e.interval.method += &format!("; upper end capped at the labels' entropy, {ceiling:.3} nats");
-            e.diagnostics.values.insert("interval_capped_at".into(), ceiling);
+        } else if e.interval.high > cap {
+            e.interval.high = cap.max(e.interval.low);
+            e.interval.method += &format!(
+                "; upper end capped at {cap:.3} nats, the labels' entropy {entropy:.3} + 1.96 × its standard error"
+            );
+            e.diagnostics.values.insert("interval_capped_at".into(), cap);
         }
     }
     Ok(())
 }
 
-/// The entropy (nats) of the rows of `m`, each row one symbol ([`codes`]): `H(L) = I(L; L)`, the
-/// discrete plug-in estimate with Miller–Madow's correction, which for a variable with itself
-/// is `(K − 1)/(2n)` (K symbols seen) — its downward bias.
-fn label_entropy(m: DMatrixView<'_, f64>) -> Result<f64> {
-    let ids = codes(m).0;
-    Ok(discrete_mi_codes(&ids, &ids)?.miller_madow)
+/// The entropy (nats) of the rows of `m`, each row one symbol ([`codes`]), and its standard
+/// error: `H(L) = I(L; L)`, the discrete plug-in estimate with Miller–Madow's correction, which
+/// for a variable with itself is `(K − 1)/(2n)` (K symbols seen) — its downward bias; the
+/// standard error of the plug-in by the delta method, `√((Σ p̂ ln² p̂ − Ĥ²)/n)`.
+fn label_entropy(m: DMatrixView<'_, f64>) -> Result<(f64, f64)> {
+    let (ids, levels) = codes(m);
+    let h = discrete_mi_codes(&ids, &ids)?.miller_madow;
+    let n = ids.len() as f64;
+    let mut count = vec![0usize; levels];
+    ids.iter().for_each(|&c| count[c as usize] += 1);
+    let (mut plug, mut second) = (0.0, 0.0);
+    for p in count.iter().filter(|&&c| c > 0).map(|&c| c as f64 / n) {
+        plug -= p * p.ln();
+        second += p * p.ln() * p.ln();
+    }
+    Ok((h, ((second - plug * plug).max(0.0) / n).sqrt()))
 }
 
 /// The diagnostics that need several estimates, in this order: upper bounds that cannot be
@@ -500,7 +524,10 @@ mod tests {
         // Rows (0,1), (−0,1), (1,0), (2,2): probabilities ½, ¼, ¼ → plug-in ½ ln 2 + 2 · ¼ ln 4
         // = 1.5 ln 2, plus Miller–Madow's (3 − 1)/(2 · 4) = ¼.
         let m = nalgebra::DMatrix::from_row_slice(4, 2, &[0.0, 1.0, -0.0, 1.0, 1.0, 0.0, 2.0, 2.0]);
-        assert!((label_entropy(m.as_view()).unwrap() - (1.5 * std::f64::consts::LN_2 + 0.25)).abs() < 1e-12);
+        let (h, se) = label_entropy(m.as_view()).unwrap();
+        assert!((h - (1.5 * std::f64::consts::LN_2 + 0.25)).abs() < 1e-12);
+        // Σ p ln² p = ½ ln² 2 + ½ ln² 4 = 2.5 ln² 2, plug-in 1.5 ln 2: variance (2.5 − 2.25) ln² 2 / 4.
+        assert!((se - (0.0625f64).sqrt() * std::f64::consts::LN_2).abs() < 1e-12, "{se}");
     }
 
     /// Lower bounds and point estimates above the ceiling are warned about, upper bounds and
@@ -524,10 +551,22 @@ mod tests {
         assert_eq!(warned, [true, true, false, false]);
         assert_eq!(e[0].diagnostics.warnings[0].code, WarningCode::AboveEntropy);
         assert!((e[0].diagnostics.warnings[0].values["entropy"] - h).abs() < 1e-12);
-        // Below the ceiling, the interval's upper end is capped at it, except an upper bound's.
+        // Below the ceiling, the interval's upper end is capped at it (equally frequent labels:
+        // standard error 0), except an upper bound's.
         let highs: Vec<f64> = e.iter().map(|e| e.interval.high).collect();
         assert_eq!(highs, [2.0, 2.0, 2.0, h]);
-        assert!(e[3].interval.method.contains("capped at the labels' entropy"), "{}", e[3].interval.method);
+        assert!(e[3].interval.method.contains("the labels' entropy"), "{}", e[3].interval.method);
+        // Unequal frequencies: the cap is the upper limit Ĥ + 1.96 SE, never below the low end.
+        let y3 = nalgebra::DMatrix::from_fn(8, 1, |i, _| if i < 6 { 0.0 } else { (i - 5) as f64 });
+        let (h3, se3) = label_entropy(y3.as_view()).unwrap();
+        assert!(se3 > 0.0);
+        let mut e3 = vec![
+            est("ross:k=3", Kind::Estimate, h3 - 0.01, 0.0, 3.0),
+            est("ross:k=3", Kind::Estimate, h3 - 0.01, h3 + 0.9, 3.0),
+        ];
+        apply_entropy_ceiling(&mut e3, x.as_view(), y3.as_view(), &labels).unwrap();
+        assert!((e3[0].interval.high - (h3 + 1.96 * se3)).abs() < 1e-12);
+        assert_eq!(e3[1].interval.high, h3 + 0.9);
         let mut inside = vec![est("ross:k=3", Kind::Estimate, 1.0, 0.9, 1.1)];
         apply_entropy_ceiling(&mut inside, x.as_view(), y.as_view(), &labels).unwrap();
         assert_eq!((inside[0].interval.high, inside[0].diagnostics.values.get("interval_capped_at")), (1.1, None));
