@@ -54,7 +54,7 @@ pub enum TieNoise {
     /// No noise: the data as scaled.
     Off,
     /// `ε` drawn from our generator, each column's from its own stream, seeded by this seed
-    /// and the column's values ([`column_draws`]): a column gets the same noise wherever it
+    /// and a hash of the column's values: a column gets the same noise wherever it
     /// stands, so reordering the columns permutes the results and changes no number.
     Seeded(u64),
     /// The standard-normal draws `ε` themselves: `x` is `n × c` for the `c` continuous columns
