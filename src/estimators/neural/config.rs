@@ -17,6 +17,14 @@ pub const WALK_NEIGHBOURS: usize = 10;
 /// The most fit rows for which a fold compares random-walk candidates: their distributions over
 /// the fit rows are dense (a test fold of `n/K` rows holds `n/K × M` of them per side).
 pub const MAX_WALK_ROWS: usize = 8000;
+/// Threads one training step of an estimate may use (from rayon's pool). The folds and the
+/// candidates already run in parallel; with 2, a step's independent halves (the two encoders,
+/// Adam's halves) run on a second core whenever one is idle — while the pilot's last
+/// candidate or the last fold trains alone — and one after the other otherwise. The numbers do
+/// not depend on it (tests/parallel_steps.rs). The demo's estimate, 5000 rows of 20 + 20
+/// dims on 2 cores, median of 5 interleaved runs: 14.45 s with one thread, 13.36 s with two
+/// (docs/results.md, section 17).
+pub const STEP_THREADS: usize = 2;
 
 /// A nearest-neighbour candidate critic ([`crate::critics::Knn`]) of a fold, as the settings
 /// name it.
@@ -141,7 +149,8 @@ pub struct NeuralConfig {
     /// candidates trained on its fit rows and compared on its validation rows), and train only
     /// that one on the other folds; `false` chooses in every fold.
     pub choose_once: bool,
-    /// The gemm backend and the threads one training step may use.
+    /// The gemm backend and the threads one training step may use ([`STEP_THREADS`] by
+    /// default).
     pub compute: Compute,
     /// Columns of x and of y that are class labels: each is one-hot encoded on each fold (one
     /// indicator per level of its training rows), so the critic's first layer learns one
@@ -210,7 +219,7 @@ impl Default for NeuralConfig {
             alternatives: Alternative::defaults(),
             pilot_steps: 500,
             choose_once: true,
-            compute: Compute::default(),
+            compute: Compute { threads: STEP_THREADS, ..Compute::default() },
             labels: LabelColumns::default(),
             test_batch: Some(0),
             input_noise: 0.0,

@@ -95,24 +95,17 @@ impl<'a> Fold<'a> {
             candidates.retain(|(i, _)| *i == c);
             neighbours.retain(|(i, _, _)| *i == c);
         }
-        // The nearest-neighbour candidates first: they cost one validation each, and the best
-        // of them is the floor the trained candidates must beat after the pilot.
-        let mut knn: Option<(usize, Knn, f64)> = None;
-        let critics = self.knn_critics(&neighbours)?;
-        // A lone candidate needs no validation (the choice was made on another fold).
-        let validated = if candidates.is_empty() && critics.len() == 1 {
-            vec![f64::NEG_INFINITY]
-        } else {
-            self.knn_validation(&critics, trainer, seed)?
-        };
-        for ((i, critic), v) in critics.into_iter().zip(validated) {
-            if knn.as_ref().is_none_or(|b| v > b.2) {
-                knn = Some((i, critic, v));
-            }
-        }
+        // The nearest-neighbour candidates are built and validated while the trained ones run
+        // their pilot (each on its own seed and state, so running them side by side changes no
+        // number): the best of them is the floor the trained candidates must beat after the
+        // pilot.
+        let (knn, pilot) = rayon::join(
+            || self.best_knn(&neighbours, candidates.is_empty(), trainer, seed),
+            || self.pilot(trainer, &candidates, seed),
+        );
+        let knn = knn?;
         let floor = knn.as_ref().map_or(f64::NEG_INFINITY, |b| b.2);
-        let (trained, steps) =
-            if candidates.is_empty() { (None, 0) } else { self.choose(trainer, &candidates, seed, floor)? };
+        let (trained, steps) = self.keep_best(pilot?, &candidates, floor)?;
         let (choice, mut kept) = match (trained, knn) {
             (Some((c, t)), _) => (c, Kept::Trained(t)),
             (None, Some((i, critic, _))) => (i, Kept::Knn(critic)),
@@ -154,6 +147,31 @@ impl<'a> Fold<'a> {
             Kept::Knn(_) => Vec::new(),
         };
         Ok(GroupOutcome { values, trace, warnings, steps, diverged, q_gain, choice })
+    }
+
+    /// The nearest-neighbour critic of `neighbours` with the highest validation objective, with
+    /// its index and that objective (none without such candidates). A lone candidate when no
+    /// trained candidate runs beside it is not validated (the choice was made on another fold).
+    fn best_knn(
+        &self,
+        neighbours: &[(usize, usize, usize)],
+        alone: bool,
+        trainer: BoundSpec,
+        seed: u64,
+    ) -> Result<Option<(usize, Knn, f64)>> {
+        let critics = self.knn_critics(neighbours)?;
+        let validated = if alone && critics.len() == 1 {
+            vec![f64::NEG_INFINITY]
+        } else {
+            self.knn_validation(&critics, trainer, seed)?
+        };
+        let mut best: Option<(usize, Knn, f64)> = None;
+        for ((i, critic), v) in critics.into_iter().zip(validated) {
+            if best.as_ref().is_none_or(|b| v > b.2) {
+                best = Some((i, critic, v));
+            }
+        }
+        Ok(best)
     }
 
     /// The nearest-neighbour critics `(index, k, walk steps)` among the fold's fit rows, with
@@ -207,23 +225,17 @@ impl<'a> Fold<'a> {
         Ok(totals.into_iter().map(|t| t / VALIDATION_BATCHES as f64).collect())
     }
 
-    /// Trains the candidates and keeps the one with the highest validation objective: every
-    /// candidate to the end, or each for [`NeuralConfig::pilot_steps`] and then only the best.
-    /// When the best validation objective after the pilot (or at the end, without one) is below
-    /// `floor` (a critic that needs no training validated that high), every run ends there and
-    /// no trained critic is returned. Returns the kept candidate's index and trained critic, and
-    /// the steps taken by all candidates.
-    ///
-    /// `candidates` are `(index, critic)` pairs; candidate `i` trains from the same seed whether
-    /// or not the others train beside it, and the returned choice is its index. Candidates run
-    /// in parallel (through the pilot, or to the end).
-    fn choose(
+    /// Trains `candidates` (`(index, critic)` pairs) in parallel through the pilot
+    /// ([`NeuralConfig::pilot_steps`]), or to the end when there is no pilot (one candidate,
+    /// or `pilot_steps = 0`). Candidate `i` trains from the same seed whether or not the others
+    /// train beside it, so the order they run in changes nothing.
+    fn pilot(
         &self,
         trainer: BoundSpec,
         candidates: &[(usize, (CriticSpec, AdamConfig))],
         seed: u64,
-        floor: f64,
-    ) -> Result<(Option<(usize, Trained)>, u64)> {
+    ) -> Result<Vec<CandidateRun<'_>>> {
+        use rayon::prelude::*;
         let cfg = self.cfg;
         let pilot = if candidates.len() > 1 && cfg.pilot_steps > 0 { cfg.pilot_steps } else { cfg.max_steps };
         let start = |&(i, ref c): &(usize, (CriticSpec, AdamConfig))| -> Result<CandidateRun<'_>> {
@@ -233,15 +245,31 @@ impl<'a> Fold<'a> {
             run.advance(pilot)?;
             Ok(run)
         };
-        // In parallel, to the end or through the pilot: each candidate has its own seed and
-        // state, so the order they run in changes nothing.
-        let mut runs: Vec<CandidateRun<'_>> = {
-            use rayon::prelude::*;
-            candidates.par_iter().map(start).collect::<Result<_>>()?
-        };
+        // Started last first: the alternatives follow the configured critic and are the larger
+        // critics (`Alternative::defaults`), so the longest runs start first and the shorter
+        // ones, and the nearest-neighbour candidates beside them, fill in.
+        let mut runs: Vec<CandidateRun<'_>> = candidates.par_iter().rev().map(start).collect::<Result<_>>()?;
+        runs.reverse();
+        Ok(runs)
+    }
+
+    /// After [`Fold::pilot`]: keeps the run with the highest validation objective and trains
+    /// it on to [`NeuralConfig::max_steps`]. When that objective is below `floor` (a critic
+    /// that needs no training validated that high), every run ends there and no trained critic
+    /// is returned. Returns the kept candidate's index and trained critic, and the steps taken
+    /// by all candidates.
+    fn keep_best(
+        &self,
+        mut runs: Vec<CandidateRun<'_>>,
+        candidates: &[(usize, (CriticSpec, AdamConfig))],
+        floor: f64,
+    ) -> Result<(Option<(usize, Trained)>, u64)> {
         let mut steps: u64 = runs.iter().map(|r| r.state.steps()).sum();
-        let best = (0..runs.len())
-            .fold(0, |b, i| if runs[i].state.best_objective() > runs[b].state.best_objective() { i } else { b });
+        let Some(best) = (0..runs.len())
+            .reduce(|b, i| if runs[i].state.best_objective() > runs[b].state.best_objective() { i } else { b })
+        else {
+            return Ok((None, 0));
+        };
         if runs[best].state.best_objective() < floor {
             for dropped in runs {
                 dropped.finish()?;
@@ -255,7 +283,7 @@ impl<'a> Fold<'a> {
             dropped.finish()?;
         }
         let before = kept.state.steps();
-        kept.advance(cfg.max_steps)?;
+        kept.advance(self.cfg.max_steps)?;
         steps += kept.state.steps() - before;
         Ok((Some((choice, kept.finish()?)), steps))
     }

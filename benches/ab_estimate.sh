@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Two builds of `mibound`, alternating on the same files, the default estimate as a user calls
+# it (`estimate … --quiet --json`: process start, loading, interval and test included): the
+# median wall time of each over ROUNDS rounds, their ratio, and whether their headline values
+# agree. The files: the demo's Gaussian (5000 rows, 20 + 20), `multinormal-dense-5-5-0.5`
+# (5 + 5) and `digits_x2-0.5` (128 + 128) at seed 0, and, with MIBOUND_SKLEARN_PYTHON (a Python
+# with scikit-learn and pandas), scikit-learn's wine, iris and diabetes as pandas writes them.
+#
+#   benches/ab_estimate.sh OLD_BINARY NEW_BINARY [ROUNDS]      (docs/results.md, section 17)
+set -euo pipefail
+OLD=$1 NEW=$2 ROUNDS=${3:-5}
+D=target/ab-estimate
+mkdir -p "$D"
+"$NEW" sample gaussian --dim 20 --mi 2 --n 5000 --seed 0 --out "$D/demo" >/dev/null
+"$NEW" sample multinormal-dense-5-5-0.5 --n 5000 --seed 0 --out "$D/dense55" >/dev/null
+"$NEW" sample digits_x2-0.5 --n 5000 --seed 0 --out "$D/digits" >/dev/null
+cases=(
+    "demo|--x $D/demo/x.npy --y $D/demo/y.npy"
+    "dense-5-5|--x $D/dense55/x.npy --y $D/dense55/y.npy"
+    "digits_x2-0.5|--x $D/digits/x.npy --y $D/digits/y.npy --drop-constant"
+)
+if [ -n "${MIBOUND_SKLEARN_PYTHON:-}" ]; then
+    "$MIBOUND_SKLEARN_PYTHON" - "$D" <<'PY'
+import sys
+from sklearn.datasets import load_diabetes, load_iris, load_wine
+for name, load in (("wine", load_wine), ("iris", load_iris), ("diabetes", load_diabetes)):
+    load(as_frame=True).frame.to_csv(f"{sys.argv[1]}/{name}.csv", index=False)
+PY
+    cases+=(
+        "wine|--x $D/wine.csv --x-cols 0-12 --y-cols target --discrete target"
+        "iris|--x $D/iris.csv --x-cols 0-3 --y-cols target --discrete target"
+        "diabetes|--x $D/diabetes.csv --x-cols age-s6 --y-cols target"
+    )
+fi
+: >"$D/times"
+for _ in $(seq 1 "$ROUNDS"); do
+    for c in "${cases[@]}"; do
+        name=${c%%|*}
+        read -r -a args <<<"${c#*|}"
+        for which in old new; do
+            bin=$OLD; [ "$which" = new ] && bin=$NEW
+            start=$(date +%s.%N)
+            value=$("$bin" estimate "${args[@]}" --quiet --json 2>/dev/null |
+                python3 -c 'import json, sys; print(repr(json.load(sys.stdin)["estimates"][0]["value"]))')
+            echo "$name $which $(echo "$(date +%s.%N) - $start" | bc) $value" >>"$D/times"
+        done
+    done
+done
+python3 - "$D/times" <<'PY'
+import collections, statistics, sys
+t = collections.defaultdict(lambda: collections.defaultdict(list))
+v = collections.defaultdict(set)
+for line in open(sys.argv[1]):
+    name, which, secs, value = line.split()
+    t[name][which].append(float(secs))
+    v[name].add(value)
+print("| data | old median s | new median s | ratio | old range | new range | same value |")
+print("|---|---:|---:|---:|---:|---:|---|")
+for name, w in t.items():
+    o, n = w["old"], w["new"]
+    print(f"| {name} | {statistics.median(o):.2f} | {statistics.median(n):.2f} | "
+          f"{statistics.median(o) / statistics.median(n):.2f} | {min(o):.1f}–{max(o):.1f} | "
+          f"{min(n):.1f}–{max(n):.1f} | {'yes' if len(v[name]) == 1 else 'no: ' + ' '.join(sorted(v[name]))} |")
+PY
