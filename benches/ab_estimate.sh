@@ -2,13 +2,16 @@
 # Two builds of `mibound`, alternating on the same files, the default estimate as a user calls
 # it (`estimate … --quiet --json`: process start, loading, interval and test included): the
 # median wall time of each over ROUNDS rounds, their ratio, and whether their headline values
-# agree. The files: the demo's Gaussian (5000 rows, 20 + 20), `multinormal-dense-5-5-0.5`
+# agree (value and interval, to the bit). Each round alternates which binary runs first. The
+# files: the demo's Gaussian (5000 rows, 20 + 20), `multinormal-dense-5-5-0.5`
 # (5 + 5) and `digits_x2-0.5` (128 + 128) at seed 0, and, with MIBOUND_SKLEARN_PYTHON (a Python
 # with scikit-learn and pandas), scikit-learn's wine, iris and diabetes as pandas writes them.
 #
 #   benches/ab_estimate.sh OLD_BINARY NEW_BINARY [ROUNDS]      (docs/results.md, section 17)
 set -euo pipefail
-OLD=$1 NEW=$2 ROUNDS=${3:-5}
+OLD=${1:?usage: benches/ab_estimate.sh OLD_BINARY NEW_BINARY [ROUNDS]}
+NEW=${2:?usage: benches/ab_estimate.sh OLD_BINARY NEW_BINARY [ROUNDS]}
+ROUNDS=${3:-5}
 D=target/ab-estimate
 mkdir -p "$D"
 "$NEW" sample gaussian --dim 20 --mi 2 --n 5000 --seed 0 --out "$D/demo" >/dev/null
@@ -33,16 +36,21 @@ PY
     )
 fi
 : >"$D/times"
-for _ in $(seq 1 "$ROUNDS"); do
+: >"$D/stderr.log"
+for round in $(seq 1 "$ROUNDS"); do
+    order="old new"; [ $((round % 2)) = 0 ] && order="new old"
     for c in "${cases[@]}"; do
         name=${c%%|*}
         read -r -a args <<<"${c#*|}"
-        for which in old new; do
+        for which in $order; do
             bin=$OLD; [ "$which" = new ] && bin=$NEW
-            start=$(date +%s.%N)
-            value=$("$bin" estimate "${args[@]}" --quiet --json 2>/dev/null |
-                python3 -c 'import json, sys; print(repr(json.load(sys.stdin)["estimates"][0]["value"]))')
-            echo "$name $which $(echo "$(date +%s.%N) - $start" | bc) $value" >>"$D/times"
+            # Only the binary is timed; its JSON is read afterwards.
+            start=$EPOCHREALTIME
+            "$bin" estimate "${args[@]}" --quiet --json >"$D/out.json" 2>>"$D/stderr.log"
+            end=$EPOCHREALTIME
+            result=$(python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["estimates"][0]
+print(repr(e["value"]) + "/" + repr(e["interval"]["low"]) + "/" + repr(e["interval"]["high"]))' "$D/out.json")
+            echo "$name $which $(python3 -c "print($end - $start)") $result" >>"$D/times"
         done
     done
 done
@@ -54,7 +62,7 @@ for line in open(sys.argv[1]):
     name, which, secs, value = line.split()
     t[name][which].append(float(secs))
     v[name].add(value)
-print("| data | old median s | new median s | ratio | old range | new range | same value |")
+print("| data | old median s | new median s | ratio | old range | new range | same value and interval |")
 print("|---|---:|---:|---:|---:|---:|---|")
 for name, w in t.items():
     o, n = w["old"], w["new"]

@@ -98,10 +98,12 @@ impl<'a> Fold<'a> {
         // The nearest-neighbour candidates are built and validated while the trained ones run
         // their pilot (each on its own seed and state, so running them side by side changes no
         // number): the best of them is the floor the trained candidates must beat after the
-        // pilot.
+        // pilot. When the neighbour side fails, its error is returned once the pilot has run,
+        // and the pilot's runs are dropped unfinished (their last few progress steps are not
+        // reported); neither side checks for cancellation between the two.
         let (knn, pilot) = rayon::join(
             || self.best_knn(&neighbours, candidates.is_empty(), trainer, seed),
-            || self.pilot(trainer, &candidates, seed),
+            || self.start_candidates(trainer, &candidates, seed),
         );
         let knn = knn?;
         let floor = knn.as_ref().map_or(f64::NEG_INFINITY, |b| b.2);
@@ -229,7 +231,7 @@ impl<'a> Fold<'a> {
     /// ([`NeuralConfig::pilot_steps`]), or to the end when there is no pilot (one candidate,
     /// or `pilot_steps = 0`). Candidate `i` trains from the same seed whether or not the others
     /// train beside it, so the order they run in changes nothing.
-    fn pilot(
+    fn start_candidates(
         &self,
         trainer: BoundSpec,
         candidates: &[(usize, (CriticSpec, AdamConfig))],
@@ -245,15 +247,16 @@ impl<'a> Fold<'a> {
             run.advance(pilot)?;
             Ok(run)
         };
-        // Started last first: the alternatives follow the configured critic and are the larger
-        // critics (`Alternative::defaults`), so the longest runs start first and the shorter
-        // ones, and the nearest-neighbour candidates beside them, fill in.
+        // Started last first: the default alternatives (`Alternative::defaults`) follow the
+        // configured critic and are larger than the default critic, so the longest runs start
+        // first and the shorter ones, and the nearest-neighbour candidates beside them, fill
+        // in. (With other settings the order may not be the best; it never changes a number.)
         let mut runs: Vec<CandidateRun<'_>> = candidates.par_iter().rev().map(start).collect::<Result<_>>()?;
         runs.reverse();
         Ok(runs)
     }
 
-    /// After [`Fold::pilot`]: keeps the run with the highest validation objective and trains
+    /// After [`Fold::start_candidates`]: keeps the run with the highest validation objective and trains
     /// it on to [`NeuralConfig::max_steps`]. When that objective is below `floor` (a critic
     /// that needs no training validated that high), every run ends there and no trained critic
     /// is returned. Returns the kept candidate's index and trained critic, and the steps taken
