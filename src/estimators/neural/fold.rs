@@ -256,11 +256,11 @@ impl<'a> Fold<'a> {
         Ok(runs)
     }
 
-    /// After [`Fold::start_candidates`]: keeps the run with the highest validation objective and trains
-    /// it on to [`NeuralConfig::max_steps`]. When that objective is below `floor` (a critic
-    /// that needs no training validated that high), every run ends there and no trained critic
-    /// is returned. Returns the kept candidate's index and trained critic, and the steps taken
-    /// by all candidates.
+    /// After [`Fold::start_candidates`]: keeps the run with the highest validation objective
+    /// and trains it on to [`NeuralConfig::max_steps`]. When that objective is below `floor` (a
+    /// critic that needs no training validated that high), every run ends there and no trained
+    /// critic is returned. Returns the kept candidate's index and trained critic, and the steps
+    /// taken by all candidates.
     fn keep_best(
         &self,
         mut runs: Vec<CandidateRun<'_>>,
