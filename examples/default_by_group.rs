@@ -15,6 +15,12 @@
 //!
 //! `--group low-dim|images|high-dim` runs one group only.
 //!
+//! A neural headline's line ends with the candidate each fold kept
+//! (`NeuralSettings::critic_chosen_per_fold`: 0 the configured critic, `1..=A` its alternatives
+//! (the two defaults with `--critic auto`, none with `--critic separable`), then the
+//! nearest-neighbour and random-walk critics), so two pilot lengths can be compared pair by
+//! pair: where they keep the same candidate, their values and intervals are the same.
+//!
 //! The four `small_n-` tasks are left out (their point is their own sample size), as in the
 //! benchmark configurations of the halves (docs/tasks.md). About 15 minutes per half on two
 //! cores, almost all of it the high-dimensional neural estimates.
@@ -109,13 +115,19 @@ fn main() {
             let (x, y) = task.draw(N, seed).unwrap();
             let truth = info.true_mi;
             let t = Instant::now();
-            let d = auto.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
+            let e = auto.estimate(x.as_view(), y.as_view(), seed).unwrap();
             let secs = t.elapsed().as_secs_f64();
+            let d = e.value;
+            // The candidate each fold kept (the critic is chosen once, on the first fold), so
+            // two runs with other protocols can be compared pair by pair.
+            let kept = e.settings.neural().map(|n| format!(" kept {:?}", n.critic_chosen_per_fold)).unwrap_or_default();
             let k = ksg.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
             let judged = headline.bound().is_none() || truth < ceiling;
             tally[g].record(d, k, truth, secs, judged);
             all.record(d, k, truth, secs, judged);
-            println!("{id:44} seed {seed} truth {truth:6.3} | {headline} {d:6.3} ({secs:5.1} s) | ksg:k=5 {k:6.3}");
+            println!(
+                "{id:44} seed {seed} truth {truth:6.3} | {headline} {d:6.3} ({secs:5.1} s) | ksg:k=5 {k:6.3}{kept}"
+            );
         }
     }
     println!("\n{} half, n = 5000, seeds 0-2 (MAE = mean absolute error, nats):\n", half.name());
