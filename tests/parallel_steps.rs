@@ -70,9 +70,10 @@ fn an_estimate_is_the_same_with_one_and_two_step_threads_and_as_before() {
     // `mibound sample multinormal-sparse-3-3-2-2.0 --n 1000 --seed 0 --out D` and
     // `mibound estimate --x D/x.npy --y D/y.npy --estimators infonce --batch 64 --steps 600 --json`.
     // They are the native kernels' numbers (matrixmultiply picks its kernel at run time; CI's
-    // machine read these bits in its README step, 2026-11-27): OpenBLAS sums products in another order, so with the `blas` feature
-    // (CI's OpenBLAS step runs this program too) the one- and two-thread results are compared
-    // with each other (and the kept critic), not with these.
+    // machine read these bits in its README step, 2026-11-27): OpenBLAS sums products in
+    // another order, so with the `blas` feature (CI's OpenBLAS step runs this program too) the
+    // one- and two-thread results are compared with each other (and the kept critic), not with
+    // these.
     #[cfg(not(feature = "blas"))]
     {
         let before: [f64; 3] = [0.8477729413436238, 0.6768458404018065, 1.018700042285441];
