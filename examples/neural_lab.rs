@@ -9,8 +9,8 @@
 //! A variant is `NAME` (the defaults) or `NAME=KEY:VALUE;KEY:VALUE…` with keys `critic`
 //! (`auto`, `separable`, …, as `--critic`), `hidden` (`512` or `256+256`), `embed`,
 //! `weight_decay`, `lr`, `batch`, `steps`, `pilot_steps`, `patience`, `folds`, `input_noise`,
-//! `test_batch` (`0`: the whole test fold), `knn` and `walks` (`1+2+4`; empty: none) and
-//! `transform`. Options `--n ROWS` (5000).
+//! `test_batch` (`0`: the whole test fold), `knn` and `walks` (`1+2+4`; empty: none), `blocks`
+//! (`0` or `1`: the nearest-neighbour candidates summed over blocks of columns) and `transform`. Options `--n ROWS` (5000).
 //! Only for choosing defaults on the tuning half (docs/tasks.md): it prints the truth.
 use mibound::estimators::{EstimatorSpec, Options, Settings};
 use std::time::Instant;
@@ -50,6 +50,7 @@ fn variant(text: &str) -> Variant {
             "symmetric" => n.symmetric = v == "1",
             "knn" => n.knn = v.split('+').filter(|s| !s.is_empty()).map(|c| c.parse().unwrap()).collect(),
             "walks" => n.knn_walks = v.split('+').filter(|s| !s.is_empty()).map(|c| c.parse().unwrap()).collect(),
+            "blocks" => n.knn_blocks = v == "1",
             other => panic!("unknown key {other}"),
         }
     }

@@ -25,6 +25,8 @@ fn settings(primary_decay: f64, alternative_decay: f64) -> Settings {
     s.neural.critic = small(32);
     s.neural.adam.weight_decay = primary_decay;
     s.neural.alternatives = vec![Alternative { critic: small(64), weight_decay: alternative_decay }];
+    // The data's columns fall into blocks; the critics summed over them are the last test's.
+    s.neural.knn_blocks = false;
     s
 }
 
@@ -80,7 +82,7 @@ fn a_nearest_neighbour_critic_is_kept_when_it_validates_higher() {
     assert_eq!(chosen, &[2, 2, 2, 2, 2], "the nearest-neighbour critic must be kept");
     assert_eq!(
         used.nearest_neighbour_kept(),
-        Some(Neighbours::Counted { factor: 1.0 }),
+        Some(Neighbours::Counted { factor: 1.0, blocks: false }),
         "the settings name the kept critic's factor"
     );
     println!("nearest-neighbour critic: {v:.3}");
@@ -108,7 +110,11 @@ fn a_random_walk_critic_is_kept_when_it_validates_higher() {
     let (v, chosen) = (c.estimates[0].value, &used.critic_chosen_per_fold);
     assert!(chosen.iter().all(|&c| c == chosen[0] && (2..4).contains(&c)), "a walk must be kept: {chosen:?}");
     let kept = used.nearest_neighbour_kept();
-    assert_eq!(kept, Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 2] }), "the settings name the kept walk");
+    assert_eq!(
+        kept,
+        Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 2], blocks: false }),
+        "the settings name the kept walk"
+    );
     println!("random-walk critic ({}): {v:.3}", kept.unwrap());
     assert!(v > KNN_FLOOR, "the random-walk critic read {v}");
 }
@@ -116,3 +122,35 @@ fn a_random_walk_critic_is_kept_when_it_validates_higher() {
 /// An information-free critic reads 0 within about ±0.05 here (5 test folds of 200 rows); a
 /// kept critic above 0.2 found dependence (the truth is 1.02).
 const KNN_FLOOR: f64 = 0.2;
+
+#[test]
+fn a_critic_summed_over_blocks_is_kept_where_the_columns_fall_into_blocks() {
+    // Two independent pairs of 8×8 digit images side by side (`digits_x2-0.3`, true MI 2.07
+    // nats, 1000 rows; its constant pixels dropped): the pixels fall into two blocks, one per
+    // pair. With the trained candidates unable to learn and two random walks as the critics
+    // that need no training, the walks summed over the blocks (positions 4 and 5: two trained,
+    // the two walks on every column, then the same summed over blocks) validate higher than
+    // the walks on every column, one of them is kept in every fold, and it reads higher on the
+    // test rows: a walk on every column needs neighbours of the same classes in both pairs at
+    // once, 100 pairs of classes among 640 fit rows.
+    let (x, y) = mibound::tasks::get("digits_x2-0.3").unwrap().draw(1000, 0).unwrap();
+    let keep = |m: &DMatrix<f64>| -> Vec<usize> { (0..m.ncols()).filter(|&j| m.column(j).variance() > 0.0).collect() };
+    let (x, y) = (x.select_columns(&keep(&x)), y.select_columns(&keep(&y)));
+    let mut s = settings(10.0, 10.0);
+    s.neural.knn.clear();
+    s.neural.knn_walks = vec![2, 8];
+    let run = |s: &Settings| {
+        let c = compare(&EstimatorSpec::parse_list("infonce").unwrap(), s, x.as_view(), y.as_view(), 0, None).unwrap();
+        let used = c.estimates[0].settings.neural().unwrap();
+        (c.estimates[0].value, used.critic_chosen_per_fold.clone(), used.nearest_neighbour_kept())
+    };
+    s.neural.knn_blocks = true;
+    let (v_blocks, chosen, kept) = run(&s);
+    assert!(chosen.iter().all(|&c| c == chosen[0] && (4..6).contains(&c)), "a blocked walk must be kept: {chosen:?}");
+    assert_eq!(kept, Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 4], blocks: true }));
+    s.neural.knn_blocks = false;
+    let (v_whole, chosen, _) = run(&s);
+    assert!(chosen.iter().all(|&c| (2..4).contains(&c)), "{chosen:?}");
+    println!("walks on every column {v_whole:.3}, summed over the blocks {v_blocks:.3} (truth 2.07)");
+    assert!(v_blocks > v_whole + 0.1, "summed over the blocks {v_blocks}, every column {v_whole}");
+}

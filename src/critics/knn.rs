@@ -39,6 +39,15 @@
 //! when it validates higher. It shines where neighbours carry the dependence — clustered data
 //! such as images of a few classes — and fades in many smooth dimensions, where neighbours are
 //! far (the curse of dimensionality that also biases KSG).
+//!
+//! **Sums over blocks** ([`KnnSum`]). When the columns fall into blocks `(X_b, Y_b)` that are
+//! independent of each other, `p(x, y)/(p(x) p(y)) = Π_b p(x_b, y_b)/(p(x_b) p(y_b))`, so the
+//! log-ratio — the optimal critic — is the sum of the blocks' log-ratios, and
+//! `I(X; Y) = Σ_b I(X_b; Y_b)`. A neighbourhood in all columns at once must be close in every
+//! block together (two images side by side: of the same classes in both), which takes far more
+//! rows than being close in one block; the sum `Σ_b S_b(x_b, y_b)` of one critic per block
+//! needs only the latter. [`dependent_blocks`] finds candidate blocks from the columns'
+//! correlations; since any function is a critic, wrong blocks cost tightness, not validity.
 
 use crate::error::{Error, Result};
 use crate::gemm::{Backend, Op, gemm};
@@ -257,6 +266,179 @@ impl Knn {
     }
 }
 
+/// Columns that read together: the columns of `x` and of `y` of one block of a [`KnnSum`].
+pub type Block = (Vec<usize>, Vec<usize>);
+
+/// The blocks of dependent columns of `x` and `y` (the same rows): the columns of both joined
+/// in one graph, an edge between two columns whose sample correlation reads `|r|·√m > z` on
+/// each of two halves of the rows (the even and the odd rows, `m` rows each; under
+/// independence `r·√m` is about standard normal), and its connected components. Components
+/// with columns of both `x` and `y` are returned, each with its columns ascending, in the order
+/// of their first `x` column; constant columns join none.
+///
+/// Both halves must show the link because a column that is nearly constant (a pixel lit in a
+/// few images) correlates with another such column far beyond the normal tail when the few
+/// rows happen to coincide; that rarely happens in both halves at once. When `(X_b, Y_b)` are
+/// independent blocks, `I(X; Y) = Σ_b I(X_b; Y_b)`, and a critic that adds one critic per block
+/// ([`KnnSum::counted`], [`KnnSum::walks`]) has that structure; found by correlation, the
+/// blocks may be wrong, which costs a critic that reads them tightness, never validity.
+pub fn dependent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64) -> Vec<Block> {
+    let dx = x.ncols();
+    let d = dx + y.ncols();
+    // |r| of every pair of columns over the rows of parity `p`.
+    let correlations = |p: usize| {
+        let rows: Vec<usize> = (p..x.nrows()).step_by(2).collect();
+        let m = rows.len().max(1) as f64;
+        let mut s = DMatrix::<f64>::zeros(rows.len(), d);
+        for (j, c) in x.column_iter().chain(y.column_iter()).enumerate() {
+            let v: Vec<f64> = rows.iter().map(|&i| c[i]).collect();
+            let mean = v.iter().sum::<f64>() / m;
+            let sd = (v.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / m).sqrt();
+            // Constant columns stay at 0 and correlate with nothing.
+            if sd > 0.0 {
+                for (i, a) in v.iter().enumerate() {
+                    s[(i, j)] = (a - mean) / sd;
+                }
+            }
+        }
+        (s.tr_mul(&s) / m, z / m.sqrt())
+    };
+    let ((even, limit), (odd, _)) = (correlations(0), correlations(1));
+    // Union-find over the columns.
+    let mut parent: Vec<usize> = (0..d).collect();
+    fn root(parent: &mut [usize], mut a: usize) -> usize {
+        while parent[a] != a {
+            parent[a] = parent[parent[a]];
+            a = parent[a];
+        }
+        a
+    }
+    for a in 0..d {
+        for b in a + 1..d {
+            if even[(a, b)].abs().min(odd[(a, b)].abs()) > limit {
+                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+    }
+    let mut blocks: Vec<(usize, Block)> = Vec::new();
+    for j in 0..d {
+        let top = root(&mut parent, j);
+        let at = match blocks.iter().position(|b| b.0 == top) {
+            Some(at) => at,
+            None => {
+                blocks.push((top, (Vec::new(), Vec::new())));
+                blocks.len() - 1
+            }
+        };
+        if j < dx { blocks[at].1.0.push(j) } else { blocks[at].1.1.push(j - dx) }
+    }
+    let mut out: Vec<Block> = blocks.into_iter().map(|b| b.1).filter(|b| !b.0.is_empty() && !b.1.is_empty()).collect();
+    out.sort_by_key(|b| b.0[0]);
+    out
+}
+
+/// A sum of nearest-neighbour critics, one per block of columns: `S(x, y) = Σ_b S_b(x_b, y_b)`
+/// with `S_b` the [`Knn`] critic of block `b`'s columns (the same `k` and steps in each). With
+/// one block of every column ([`KnnSum::whole`]) it is that one critic. Any function is a
+/// critic, so the sum is one too; where the blocks are independent pairs it adds their
+/// evidence, which a critic of all columns at once can only do with neighbours that agree in
+/// every block at the same time.
+#[derive(Clone, Debug)]
+pub struct KnnSum {
+    /// The blocks (none: every column, one part).
+    blocks: Option<Arc<Vec<Block>>>,
+    parts: Vec<Knn>,
+}
+
+impl KnnSum {
+    /// The one critic of every column.
+    pub fn whole(critic: Knn) -> Self {
+        KnnSum { blocks: None, parts: vec![critic] }
+    }
+
+    /// The counting critics of `k` neighbours on each block of the reference rows.
+    pub fn counted(x_ref: &DMatrix<f64>, y_ref: &DMatrix<f64>, blocks: Arc<Vec<Block>>, k: usize) -> Result<Self> {
+        let parts = blocks
+            .iter()
+            .map(|(bx, by)| Knn::new(x_ref.select_columns(bx), y_ref.select_columns(by), k))
+            .collect::<Result<_>>()?;
+        Ok(KnnSum { blocks: Some(blocks), parts })
+    }
+
+    /// The random walks of [`Knn::walks`] on each block of the reference rows, one sum per entry
+    /// of `steps`; the sums share each block's graphs.
+    pub fn walks(
+        x_ref: &DMatrix<f64>,
+        y_ref: &DMatrix<f64>,
+        blocks: Arc<Vec<Block>>,
+        k: usize,
+        steps: &[usize],
+    ) -> Result<Vec<Self>> {
+        let per_block: Vec<Vec<Knn>> = blocks
+            .iter()
+            .map(|(bx, by)| Knn::walks(x_ref.select_columns(bx), y_ref.select_columns(by), k, steps))
+            .collect::<Result<_>>()?;
+        Ok((0..steps.len())
+            .map(|i| KnnSum { blocks: Some(blocks.clone()), parts: per_block.iter().map(|w| w[i].clone()).collect() })
+            .collect())
+    }
+
+    /// The blocks (none: one critic of every column).
+    pub fn blocks(&self) -> Option<&[Block]> {
+        self.blocks.as_deref().map(|b| b.as_slice())
+    }
+
+    /// The random walk's steps (0: counts).
+    pub fn steps(&self) -> usize {
+        self.parts[0].steps()
+    }
+
+    /// The score matrices of several sums on the same rows, in order; sums on the same blocks
+    /// share their walks as [`Knn::scores_each`] does.
+    pub fn scores_each(critics: &[KnnSum], x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Vec<DMatrix<f64>> {
+        let mut out: Vec<Option<DMatrix<f64>>> = vec![None; critics.len()];
+        for i in 0..critics.len() {
+            if out[i].is_some() {
+                continue;
+            }
+            let same = |c: &KnnSum| match (&c.blocks, &critics[i].blocks) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            };
+            let family: Vec<usize> = (i..critics.len()).filter(|&j| out[j].is_none() && same(&critics[j])).collect();
+            let parts = critics[i].parts.len();
+            let mut sums: Vec<Option<DMatrix<f64>>> = vec![None; family.len()];
+            for b in 0..parts {
+                let members: Vec<Knn> = family.iter().map(|&j| critics[j].parts[b].clone()).collect();
+                let scored = match &critics[i].blocks {
+                    None => Knn::scores_each(&members, x, y),
+                    Some(blocks) => {
+                        let (bx, by) = &blocks[b];
+                        Knn::scores_each(&members, x.select_columns(bx).as_view(), y.select_columns(by).as_view())
+                    }
+                };
+                for (sum, s) in sums.iter_mut().zip(scored) {
+                    match sum {
+                        Some(total) => *total += s,
+                        None => *sum = Some(s),
+                    }
+                }
+            }
+            for (&j, s) in family.iter().zip(sums) {
+                out[j] = s;
+            }
+        }
+        out.into_iter().map(|s| s.expect("every critic scored")).collect()
+    }
+
+    /// The score matrix `S_ij = S(x_i, y_j)`.
+    pub fn scores(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> DMatrix<f64> {
+        KnnSum::scores_each(std::slice::from_ref(self), x, y).remove(0)
+    }
+}
+
 /// The indices of the `k` rows of `reference` nearest (Euclidean) to each row of `queries`.
 fn nearest(queries: DMatrixView<'_, f64>, reference: &DMatrix<f64>, k: usize) -> Vec<Vec<u32>> {
     let ref_sq: Vec<f64> = reference.row_iter().map(|r| r.norm_squared()).collect();
@@ -385,6 +567,88 @@ mod tests {
         }
         println!("mean score within the clusters: {}", within / pairs as f64);
         assert!(within / pairs as f64 > 0.2, "within the clusters: {}", within / pairs as f64);
+    }
+
+    /// Two independent pairs side by side: pair A is x0 = u, x2 = u + v with y1 = u + e,
+    /// y3 = v + e'; pair B the same on x1, x3 and y0, y2 (u, v, e, e' independent normals, the
+    /// noises of sd 0.5); x4 depends on nothing and y4 is nearly constant (1 in every 997th row).
+    fn two_pairs(m: usize, seed: u64) -> (DMatrix<f64>, DMatrix<f64>) {
+        use rand_distr::{Distribution, StandardNormal};
+        let mut r = crate::rng::rng(seed);
+        let mut draw = || -> f64 { StandardNormal.sample(&mut r) };
+        let mut x = DMatrix::zeros(m, 5);
+        let mut y = DMatrix::zeros(m, 5);
+        for i in 0..m {
+            for (xs, ys) in [([0, 2], [1, 3]), ([1, 3], [0, 2])] {
+                let (u, v) = (draw(), draw());
+                x[(i, xs[0])] = u;
+                x[(i, xs[1])] = u + v;
+                y[(i, ys[0])] = u + 0.5 * draw();
+                y[(i, ys[1])] = v + 0.5 * draw();
+            }
+            x[(i, 4)] = draw();
+            y[(i, 4)] = if i % 997 == 0 { 1.0 } else { 0.0 };
+        }
+        (x, y)
+    }
+
+    #[test]
+    fn finds_independent_blocks_of_dependent_columns() {
+        let (x, y) = two_pairs(2000, 7);
+        let blocks = dependent_blocks(x.as_view(), y.as_view(), 6.0);
+        assert_eq!(blocks, vec![(vec![0, 2], vec![1, 3]), (vec![1, 3], vec![0, 2])]);
+        // x against itself: each pair's x columns, and x4 with its own copy.
+        let own = dependent_blocks(x.as_view(), x.as_view(), 6.0);
+        assert_eq!(own, vec![(vec![0, 2], vec![0, 2]), (vec![1, 3], vec![1, 3]), (vec![4], vec![4])]);
+        // Columns of x against independent ones: no block has both sides.
+        let (other, _) = two_pairs(2000, 8);
+        assert!(dependent_blocks(x.as_view(), other.as_view(), 6.0).is_empty());
+        // A link seen in one half of the rows only is no link: on the even rows x4 becomes
+        // 10·y4 (plus a trace of noise), so over all rows it correlates with y4 far beyond 6
+        // standard errors, but on the odd rows it is still independent noise.
+        let mut half = x.clone();
+        for i in (0..2000).step_by(2) {
+            half[(i, 4)] = y[(i, 4)] * 10.0 + 0.001 * x[(i, 4)];
+        }
+        assert!(dependent_blocks(half.as_view(), y.as_view(), 6.0).iter().all(|b| !b.0.contains(&4)));
+    }
+
+    #[test]
+    fn a_sum_over_blocks_adds_the_blocks_critics() {
+        let (x, y) = two_pairs(300, 3);
+        let (xq, yq) = two_pairs(70, 4);
+        let blocks = Arc::new(vec![(vec![0, 2], vec![1, 3]), (vec![1, 3], vec![0, 2])]);
+        let part = |b: usize, k: usize, t: &[usize]| {
+            let (bx, by) = &blocks[b];
+            let (xr, yr) = (x.select_columns(bx), y.select_columns(by));
+            let (qx, qy) = (xq.select_columns(bx), yq.select_columns(by));
+            if t.is_empty() {
+                vec![Knn::new(xr, yr, k).unwrap().scores(qx.as_view(), qy.as_view())]
+            } else {
+                let walks = Knn::walks(xr, yr, k, t).unwrap();
+                Knn::scores_each(&walks, qx.as_view(), qy.as_view())
+            }
+        };
+        let counted = KnnSum::counted(&x, &y, blocks.clone(), 17).unwrap();
+        assert_eq!(counted.scores(xq.as_view(), yq.as_view()), &part(0, 17, &[])[0] + &part(1, 17, &[])[0]);
+        let walks = KnnSum::walks(&x, &y, blocks.clone(), 5, &[1, 4]).unwrap();
+        let (a, b) = (part(0, 5, &[1, 4]), part(1, 5, &[1, 4]));
+        let mut family = vec![counted.clone()];
+        family.extend(walks.iter().cloned());
+        let shared = KnnSum::scores_each(&family, xq.as_view(), yq.as_view());
+        for (i, w) in walks.iter().enumerate() {
+            assert_eq!(w.steps(), [1, 4][i]);
+            assert_eq!(shared[i + 1], &a[i] + &b[i], "walk {i} summed over the blocks");
+            assert_eq!(w.scores(xq.as_view(), yq.as_view()), shared[i + 1]);
+        }
+        // One block of every column is the critic itself, to the bit.
+        let whole = Knn::new(x.clone(), y.clone(), 17).unwrap();
+        assert_eq!(
+            KnnSum::whole(whole.clone()).scores(xq.as_view(), yq.as_view()),
+            whole.scores(xq.as_view(), yq.as_view())
+        );
+        assert!(KnnSum::whole(whole).blocks().is_none());
+        assert_eq!(counted.blocks(), Some(&blocks[..]));
     }
 
     #[test]

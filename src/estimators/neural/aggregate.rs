@@ -66,7 +66,7 @@ pub struct NeuralSettings {
     /// Steps each candidate trained before the fold kept one (0: all to the end).
     pub pilot_steps: u64,
     /// The candidate each fold kept: 0 the configured critic, `1..=A` the alternatives, then
-    /// `A + 1 + i` the nearest-neighbour critic of `knn[i]`.
+    /// `A + 1 + i` nearest-neighbour candidate `i` ([`NeuralSettings::nearest_neighbour_kept`]).
     pub critic_chosen_per_fold: Vec<usize>,
     /// Training batch N.
     pub batch: usize,
@@ -96,6 +96,9 @@ pub struct NeuralSettings {
     /// The random-walk candidates' steps (on the graphs of each fit row's
     /// [`super::config::WALK_NEIGHBOURS`] nearest neighbours).
     pub knn_walks: Vec<usize>,
+    /// Whether the nearest-neighbour candidates were compared again summed over blocks of
+    /// dependent columns (where a fold's columns fell into blocks).
+    pub knn_blocks: bool,
     /// The noise added to training batches' inputs.
     pub input_noise: f64,
 }
@@ -106,7 +109,9 @@ impl NeuralSettings {
     pub fn nearest_neighbour_kept(&self) -> Option<Neighbours> {
         let trained = 1 + self.alternatives.len();
         let first = *self.critic_chosen_per_fold.first()?;
-        let kept = neighbour_candidates(&self.knn, &self.knn_walks).get(first.checked_sub(trained)?).copied()?;
+        let kept = neighbour_candidates(&self.knn, &self.knn_walks, self.knn_blocks)
+            .get(first.checked_sub(trained)?)
+            .copied()?;
         self.critic_chosen_per_fold.iter().all(|&c| c == first).then_some(kept)
     }
 }
@@ -162,6 +167,7 @@ pub(super) fn estimate(
         labels: cfg.labels.clone(),
         knn: if untrained_candidates { cfg.knn.clone() } else { Vec::new() },
         knn_walks: if untrained_candidates { cfg.knn_walks.clone() } else { Vec::new() },
+        knn_blocks: untrained_candidates && cfg.knn_blocks,
         input_noise: cfg.input_noise,
     };
     let diagnostics = Diagnostics {

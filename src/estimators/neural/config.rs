@@ -26,6 +26,22 @@ pub const MAX_WALK_ROWS: usize = 8000;
 /// (docs/results.md, section 17).
 pub const STEP_THREADS: usize = 2;
 
+/// The correlation, in standard errors (`|r|·√m` on each half of a fold's fit rows, `m` rows
+/// each), above which two columns belong to the same block of the blocked nearest-neighbour
+/// candidates ([`crate::critics::dependent_blocks`], [`NeuralConfig::knn_blocks`]). Chosen on
+/// the tuning half's `digits_x2-0.6` at seeds 0–2 (docs/results.md, section 20): at 6 the two
+/// independent pairs of images fall into two blocks at every seed; at 8 some pixels' links
+/// within a pair no longer show in both halves (one block of 54 + 55 pixels at seed 0, none at
+/// seed 1); a threshold on the correlation of all rows at once merged the pairs at seed 2, at
+/// 6 and at 8 standard errors (pixels lit in a few images correlate far beyond the normal tail).
+pub const BLOCK_LINK_Z: f64 = 6.0;
+/// The most blocks a blocked candidate sums: every block costs its own graphs and walks.
+/// With more blocks found, there is no blocked candidate.
+pub const MAX_BLOCKS: usize = 8;
+/// The most columns (`dx + dy`) for which a fold looks for blocks: their correlations cost
+/// `(dx + dy)²·M` (at 1024 columns and 3200 fit rows, 3.4·10⁹ multiply-adds).
+pub const MAX_BLOCK_COLUMNS: usize = 1024;
+
 /// A nearest-neighbour candidate critic ([`crate::critics::Knn`]) of a fold, as the settings
 /// name it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -34,31 +50,67 @@ pub enum Neighbours {
     Counted {
         /// `k/√M`.
         factor: f64,
+        /// Summed over the blocks of dependent columns ([`NeuralConfig::knn_blocks`]).
+        blocks: bool,
     },
     /// A random walk on the [`WALK_NEIGHBOURS`]-nearest-neighbour graphs
     /// ([`NeuralConfig::knn_walks`]).
     Walk {
         /// Its steps.
         steps: usize,
+        /// Summed over the blocks of dependent columns ([`NeuralConfig::knn_blocks`]).
+        blocks: bool,
     },
+}
+
+impl Neighbours {
+    /// Whether the critic is summed over blocks of dependent columns.
+    pub fn blocks(&self) -> bool {
+        match *self {
+            Neighbours::Counted { blocks, .. } | Neighbours::Walk { blocks, .. } => blocks,
+        }
+    }
 }
 
 impl std::fmt::Display for Neighbours {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Neighbours::Counted { factor } => write!(f, "nearest neighbours (k = {factor}·√M)"),
-            Neighbours::Walk { steps } => {
-                write!(f, "a {steps}-step random walk on the {WALK_NEIGHBOURS}-nearest-neighbour graphs")
+            Neighbours::Counted { factor, .. } => write!(f, "nearest neighbours (k = {factor}·√M)")?,
+            Neighbours::Walk { steps, .. } => {
+                write!(f, "a {steps}-step random walk on the {WALK_NEIGHBOURS}-nearest-neighbour graphs")?
             }
         }
+        if self.blocks() {
+            write!(f, ", summed over blocks of dependent columns")?;
+        }
+        Ok(())
     }
 }
 
 /// The nearest-neighbour candidates of factors `knn` and walks of `walks` steps, in candidate
-/// order (the counted ones first).
-pub(super) fn neighbour_candidates(knn: &[f64], walks: &[usize]) -> Vec<Neighbours> {
-    let counted = knn.iter().map(|&factor| Neighbours::Counted { factor });
-    counted.chain(walks.iter().map(|&steps| Neighbours::Walk { steps })).collect()
+/// order: the counted ones, the walks, then (with `blocks`) the same again summed over blocks.
+pub(super) fn neighbour_candidates(knn: &[f64], walks: &[usize], blocks: bool) -> Vec<Neighbours> {
+    let sides: &[bool] = if blocks { &[false, true] } else { &[false] };
+    sides
+        .iter()
+        .flat_map(|&blocks| {
+            let counted = knn.iter().map(move |&factor| Neighbours::Counted { factor, blocks });
+            counted.chain(walks.iter().map(move |&steps| Neighbours::Walk { steps, blocks }))
+        })
+        .collect()
+}
+
+/// A nearest-neighbour candidate as a fold with `M` fit rows builds it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct NeighbourPlan {
+    /// Its position in [`NeuralConfig::neighbour_candidates`].
+    pub position: usize,
+    /// Neighbours k.
+    pub k: usize,
+    /// Walk steps (0: counts).
+    pub steps: usize,
+    /// Summed over blocks of dependent columns.
+    pub blocks: bool,
 }
 
 /// A critic, with its own L2 weight decay, that each fold trains beside the configured one
@@ -175,6 +227,10 @@ pub struct NeuralConfig {
     /// number of steps on the graphs of the fit rows' [`WALK_NEIGHBOURS`] nearest neighbours
     /// (only with at most [`MAX_WALK_ROWS`] fit rows). Empty: none.
     pub knn_walks: Vec<usize>,
+    /// The nearest-neighbour candidates again, each summed over the blocks of dependent
+    /// columns of a fold's fit rows ([`crate::critics::dependent_blocks`] at
+    /// [`BLOCK_LINK_Z`]), when there are 2 to [`MAX_BLOCKS`] blocks or they leave columns out.
+    pub knn_blocks: bool,
 }
 
 impl Default for NeuralConfig {
@@ -188,7 +244,8 @@ impl Default for NeuralConfig {
     /// estimate in half the time). Lower-bound critics train on the bound symmetrised over both
     /// orientations of the scores, each test fold is one test batch, and three nearest-neighbour
     /// critics (k = √M, 2√M, 4√M) are candidates beside the trained ones (docs/results.md,
-    /// section 9).
+    /// section 9), five random walks too (section 12), and, where a fold's columns fall into
+    /// blocks, all eight again summed over the blocks (section 20).
     ///
     /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
     /// suits dependence spread thinly over many coordinates (a 20-d Gaussian with 2 nats: 1.82,
@@ -226,6 +283,7 @@ impl Default for NeuralConfig {
             symmetric: true,
             knn: vec![1.0, 2.0, 4.0],
             knn_walks: vec![1, 2, 4, 8, 16],
+            knn_blocks: true,
         }
     }
 }
@@ -325,28 +383,32 @@ impl NeuralConfig {
     }
 
     /// Every nearest-neighbour candidate, in candidate order: [`NeuralConfig::knn`]'s, then
-    /// [`NeuralConfig::knn_walks`]'s.
+    /// [`NeuralConfig::knn_walks`]'s, then with [`NeuralConfig::knn_blocks`] both again summed
+    /// over blocks.
     pub fn neighbour_candidates(&self) -> Vec<Neighbours> {
-        neighbour_candidates(&self.knn, &self.knn_walks)
+        neighbour_candidates(&self.knn, &self.knn_walks, self.knn_blocks)
     }
 
-    /// The nearest-neighbour candidates a fold with `m` fit rows compares: `(position in
-    /// [`NeuralConfig::neighbour_candidates`], neighbours k, walk steps)`. Counted candidates
-    /// have `k = factor·√m` (at least 1, at most `m`; one per distinct k); walks have
-    /// [`WALK_NEIGHBOURS`] (at most `m − 1`) and need more than one and at most
+    /// The nearest-neighbour candidates a fold with `m` fit rows compares, with `blocks` when
+    /// its columns fall into blocks (else the blocked candidates are left out). Counted
+    /// candidates have `k = factor·√m` (at least 1, at most `m`; one per distinct k); walks
+    /// have [`WALK_NEIGHBOURS`] (at most `m − 1`) and need more than one and at most
     /// [`MAX_WALK_ROWS`] fit rows.
-    pub(super) fn knn_neighbours(&self, m: usize) -> Vec<(usize, usize, usize)> {
-        let mut out: Vec<(usize, usize, usize)> = Vec::new();
-        for (i, c) in self.neighbour_candidates().into_iter().enumerate() {
+    pub(super) fn knn_neighbours(&self, m: usize, blocks: bool) -> Vec<NeighbourPlan> {
+        let mut out: Vec<NeighbourPlan> = Vec::new();
+        for (position, c) in self.neighbour_candidates().into_iter().enumerate() {
             let (k, steps) = match c {
-                Neighbours::Counted { factor } => {
+                Neighbours::Counted { factor, .. } => {
                     (((factor * (m as f64).sqrt()).round() as usize).clamp(1, m.max(1)), 0)
                 }
-                Neighbours::Walk { steps } if m > 1 && m <= MAX_WALK_ROWS => (WALK_NEIGHBOURS.min(m - 1), steps),
+                Neighbours::Walk { steps, .. } if m > 1 && m <= MAX_WALK_ROWS => (WALK_NEIGHBOURS.min(m - 1), steps),
                 Neighbours::Walk { .. } => continue,
             };
-            if !out.iter().any(|o| (o.1, o.2) == (k, steps)) {
-                out.push((i, k, steps));
+            if c.blocks() && !blocks {
+                continue;
+            }
+            if !out.iter().any(|o| (o.k, o.steps, o.blocks) == (k, steps, c.blocks())) {
+                out.push(NeighbourPlan { position, k, steps, blocks: c.blocks() });
             }
         }
         out
@@ -406,19 +468,30 @@ mod tests {
         let batch: NeuralConfig = serde_json::from_str(r#"{"batch": 64}"#).unwrap();
         assert_eq!(batch.batch, 64);
         assert_eq!((batch.symmetric, batch.test_batch, &batch.knn), (true, Some(0), &vec![1.0, 2.0, 4.0]));
-        assert_eq!(batch.knn_walks, vec![1, 2, 4, 8, 16]);
+        assert_eq!((&batch.knn_walks, batch.knn_blocks), (&vec![1, 2, 4, 8, 16], true));
     }
 
     #[test]
     fn neighbour_candidates_keep_their_positions() {
         let cfg = NeuralConfig { knn: vec![1.0, 2.0], knn_walks: vec![2, 8], ..NeuralConfig::default() };
-        // 3200 fit rows: k = 57 and 113 counted, the walks on 10 neighbours.
-        assert_eq!(cfg.knn_neighbours(3200), vec![(0, 57, 0), (1, 113, 0), (2, 10, 2), (3, 10, 8)]);
+        let plans = |m: usize, blocks: bool| -> Vec<(usize, usize, usize, bool)> {
+            cfg.knn_neighbours(m, blocks).iter().map(|p| (p.position, p.k, p.steps, p.blocks)).collect()
+        };
+        // 3200 fit rows: k = 57 and 113 counted, the walks on 10 neighbours; the blocked ones
+        // follow at positions 4..8 only when the fold has blocks.
+        let whole = vec![(0, 57, 0, false), (1, 113, 0, false), (2, 10, 2, false), (3, 10, 8, false)];
+        assert_eq!(plans(3200, false), whole);
+        let blocked: Vec<_> = whole.iter().map(|&(p, k, t, _)| (p + 4, k, t, true)).collect();
+        assert_eq!(plans(3200, true), [whole.clone(), blocked].concat());
+        assert_eq!(cfg.neighbour_candidates()[5], Neighbours::Counted { factor: 2.0, blocks: true });
         // Above MAX_WALK_ROWS no walk; with 4 rows k = 2 and 4, walks on 3 neighbours.
-        assert_eq!(cfg.knn_neighbours(MAX_WALK_ROWS + 1).len(), 2);
-        assert_eq!(cfg.knn_neighbours(4), vec![(0, 2, 0), (1, 4, 0), (2, 3, 2), (3, 3, 8)]);
+        assert_eq!(plans(MAX_WALK_ROWS + 1, false).len(), 2);
+        assert_eq!(plans(4, false), vec![(0, 2, 0, false), (1, 4, 0, false), (2, 3, 2, false), (3, 3, 8, false)]);
         // One row: k = 1 once (the second factor repeats it), and no graph to walk on.
-        assert_eq!(cfg.knn_neighbours(1), vec![(0, 1, 0)]);
+        assert_eq!(plans(1, false), vec![(0, 1, 0, false)]);
+        // Without knn_blocks the blocked candidates do not exist, blocks or not.
+        let off = NeuralConfig { knn_blocks: false, ..cfg.clone() };
+        assert_eq!(off.knn_neighbours(3200, true).len(), 4);
         assert!(NeuralConfig { knn_walks: vec![0], ..NeuralConfig::default() }.validate().is_err());
     }
 }

@@ -6,10 +6,10 @@
 //! neither training nor any choice saw.
 
 use super::TraceRow;
-use super::config::NeuralConfig;
+use super::config::{BLOCK_LINK_Z, MAX_BLOCK_COLUMNS, MAX_BLOCKS, NeighbourPlan, NeuralConfig};
 use super::plan::{CriticGroup, FoldRows, Plan};
 use crate::bounds::{Bound, BoundSpec};
-use crate::critics::{Critic, CriticSpec, Init, Knn};
+use crate::critics::{Block, Critic, CriticSpec, Init, Knn, KnnSum, dependent_blocks};
 use crate::error::Result;
 use crate::estimators::{Warning, WarningCode};
 use crate::optim::{Adam, AdamConfig};
@@ -19,6 +19,7 @@ use crate::train::{
     TrainStep, Validation, evaluate_batches, random_batches,
 };
 use nalgebra::{DMatrix, DMatrixView};
+use std::sync::Arc;
 
 /// Random validation batches per check.
 const VALIDATION_BATCHES: usize = 8;
@@ -86,14 +87,26 @@ impl<'a> Fold<'a> {
         let label = trainer.build::<f32>()?.label();
         let mut candidates: Vec<_> = cfg.candidates_for(&trainer).into_iter().enumerate().collect();
         let trained_count = candidates.len();
-        let mut neighbours: Vec<(usize, usize, usize)> = if trainer.needs_log_density() {
+        // Blocks are looked for where a blocked candidate may be compared or was chosen.
+        let blocked_choice = |c: usize| {
+            let neighbour = c.checked_sub(trained_count).and_then(|i| cfg.neighbour_candidates().get(i).copied());
+            neighbour.is_some_and(|n| n.blocks())
+        };
+        let look = !trainer.needs_log_density() && cfg.knn_blocks && only.is_none_or(blocked_choice);
+        let blocks = if look { self.blocks() } else { None };
+        let mut neighbours: Vec<NeighbourPlan> = if trainer.needs_log_density() {
             Vec::new()
         } else {
-            cfg.knn_neighbours(self.rows.fit.len()).into_iter().map(|(i, k, t)| (trained_count + i, k, t)).collect()
+            // A fold that keeps the choice of another keeps its blocked candidate even where
+            // its own columns fall into no blocks (it then reads every column as one block).
+            let blocked = blocks.is_some() || only.is_some();
+            let mut plans = cfg.knn_neighbours(self.rows.fit.len(), blocked);
+            plans.iter_mut().for_each(|p| p.position += trained_count);
+            plans
         };
         if let Some(c) = only {
             candidates.retain(|(i, _)| *i == c);
-            neighbours.retain(|(i, _, _)| *i == c);
+            neighbours.retain(|p| p.position == c);
         }
         // The nearest-neighbour candidates are built and validated while the trained ones run
         // their pilot (each on its own seed and state, so running them side by side changes no
@@ -102,7 +115,7 @@ impl<'a> Fold<'a> {
         // and the pilot's runs are dropped unfinished (their last few progress steps are not
         // reported); neither side checks for cancellation between the two.
         let (knn, pilot) = rayon::join(
-            || self.best_knn(&neighbours, candidates.is_empty(), trainer, seed),
+            || self.best_knn(&neighbours, blocks, candidates.is_empty(), trainer, seed),
             || self.start_candidates(trainer, &candidates, seed),
         );
         let knn = knn?;
@@ -151,23 +164,40 @@ impl<'a> Fold<'a> {
         Ok(GroupOutcome { values, trace, warnings, steps, diverged, q_gain, choice })
     }
 
+    /// The blocks of dependent columns of the fold's fit rows ([`dependent_blocks`] at
+    /// [`BLOCK_LINK_Z`]) when a critic summed over them differs from one of every column: two to
+    /// [`MAX_BLOCKS`] blocks, or one that leaves columns out. None with more than
+    /// [`MAX_BLOCK_COLUMNS`] columns (the correlations cost `(dx + dy)²·M`).
+    fn blocks(&self) -> Option<Arc<Vec<Block>>> {
+        let d = self.dataset();
+        let (dx, dy) = (d.x.ncols(), d.y.ncols());
+        if dx + dy > MAX_BLOCK_COLUMNS {
+            return None;
+        }
+        let (x, y) = (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
+        let blocks = dependent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z);
+        let whole = blocks.len() == 1 && blocks[0].0.len() == dx && blocks[0].1.len() == dy;
+        (!blocks.is_empty() && blocks.len() <= MAX_BLOCKS && !whole).then(|| Arc::new(blocks))
+    }
+
     /// The nearest-neighbour critic of `neighbours` with the highest validation objective, with
     /// its index and that objective (none without such candidates). A lone candidate when no
     /// trained candidate runs beside it is not validated (the choice was made on another fold).
     fn best_knn(
         &self,
-        neighbours: &[(usize, usize, usize)],
+        neighbours: &[NeighbourPlan],
+        blocks: Option<Arc<Vec<Block>>>,
         alone: bool,
         trainer: BoundSpec,
         seed: u64,
-    ) -> Result<Option<(usize, Knn, f64)>> {
-        let critics = self.knn_critics(neighbours)?;
+    ) -> Result<Option<(usize, KnnSum, f64)>> {
+        let critics = self.knn_critics(neighbours, blocks)?;
         let validated = if alone && critics.len() == 1 {
             vec![f64::NEG_INFINITY]
         } else {
             self.knn_validation(&critics, trainer, seed)?
         };
-        let mut best: Option<(usize, Knn, f64)> = None;
+        let mut best: Option<(usize, KnnSum, f64)> = None;
         for ((i, critic), v) in critics.into_iter().zip(validated) {
             if best.as_ref().is_none_or(|b| v > b.2) {
                 best = Some((i, critic, v));
@@ -176,22 +206,37 @@ impl<'a> Fold<'a> {
         Ok(best)
     }
 
-    /// The nearest-neighbour critics `(index, k, walk steps)` among the fold's fit rows, with
-    /// their indices, in candidate order; the random walks (all on the same graphs, of
-    /// [`NeuralConfig::knn_neighbours`]'s k) share their graphs.
-    fn knn_critics(&self, which: &[(usize, usize, usize)]) -> Result<Vec<(usize, Knn)>> {
+    /// The nearest-neighbour critics of `which` among the fold's fit rows, with their indices,
+    /// in candidate order: of every column, then summed over `blocks` (of every column when
+    /// there are none). The random walks of each kind share their graphs.
+    fn knn_critics(&self, which: &[NeighbourPlan], blocks: Option<Arc<Vec<Block>>>) -> Result<Vec<(usize, KnnSum)>> {
         let d = self.dataset();
         let (x, y) = (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
         let mut out = Vec::with_capacity(which.len());
-        for &(i, k, _) in which.iter().filter(|c| c.2 == 0) {
-            out.push((i, Knn::new(x.clone(), y.clone(), k)?));
+        for blocked in [false, true] {
+            let blocks = if blocked { blocks.clone() } else { None };
+            let kind = |p: &&NeighbourPlan| p.blocks == blocked;
+            for p in which.iter().filter(kind).filter(|p| p.steps == 0) {
+                out.push((
+                    p.position,
+                    match &blocks {
+                        None => KnnSum::whole(Knn::new(x.clone(), y.clone(), p.k)?),
+                        Some(b) => KnnSum::counted(&x, &y, b.clone(), p.k)?,
+                    },
+                ));
+            }
+            let walks: Vec<&NeighbourPlan> = which.iter().filter(kind).filter(|p| p.steps > 0).collect();
+            if let Some(first) = walks.first() {
+                let steps: Vec<usize> = walks.iter().map(|p| p.steps).collect();
+                let sums = match &blocks {
+                    None => Knn::walks(x.clone(), y.clone(), first.k, &steps)?.into_iter().map(KnnSum::whole).collect(),
+                    Some(b) => KnnSum::walks(&x, &y, b.clone(), first.k, &steps)?,
+                };
+                out.extend(walks.iter().map(|p| p.position).zip(sums));
+            }
         }
-        let walks: Vec<&(usize, usize, usize)> = which.iter().filter(|c| c.2 > 0).collect();
-        if let Some(&&(_, k, _)) = walks.first() {
-            let steps: Vec<usize> = walks.iter().map(|c| c.2).collect();
-            out.extend(walks.iter().map(|c| c.0).zip(Knn::walks(x, y, k, &steps)?));
-        }
-        // Counted candidates precede walks in candidate order already; ties go to the earlier.
+        // Counted candidates precede walks, and critics of every column the blocked ones, in
+        // candidate order already; ties go to the earlier.
         debug_assert!(out.windows(2).all(|w| w[0].0 < w[1].0));
         Ok(out)
     }
@@ -199,8 +244,9 @@ impl<'a> Fold<'a> {
     /// The validation objectives of critics `(index, critic)` that need no training: the
     /// trainer's objective (symmetrised as for the trained candidates) on validation batches. A
     /// counting critic's batches are drawn as a trained candidate of its index draws them; the
-    /// random walks share the batches of the first of them, so that their walks are shared.
-    fn knn_validation(&self, critics: &[(usize, Knn)], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
+    /// random walks of each kind (of every column, summed over blocks) share the batches of the
+    /// first of them, so that their walks are shared.
+    fn knn_validation(&self, critics: &[(usize, KnnSum)], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
         let d = self.dataset();
         let batches = |i: usize| {
             let s = Stream::ValidationBatches.seed(Stream::Candidate(i as u64).seed(seed));
@@ -208,18 +254,21 @@ impl<'a> Fold<'a> {
         };
         let mut bound = objective_bound(self.cfg, trainer)?;
         let mut totals = vec![0.0; critics.len()];
-        let walks: Vec<usize> = (0..critics.len()).filter(|&j| critics[j].1.steps() > 0).collect();
         for (j, (i, critic)) in critics.iter().enumerate().filter(|(_, c)| c.1.steps() == 0) {
             for rows in &batches(*i) {
                 let s = critic.scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view());
                 totals[j] += bound.evaluate(&s.map(|v| v as f32), &mut DMatrix::zeros(0, 0))?.objective;
             }
         }
-        if let Some(&first) = walks.first() {
-            let family: Vec<Knn> = walks.iter().map(|&j| critics[j].1.clone()).collect();
+        for blocked in [false, true] {
+            let walks: Vec<usize> = (0..critics.len())
+                .filter(|&j| critics[j].1.steps() > 0 && critics[j].1.blocks().is_some() == blocked)
+                .collect();
+            let Some(&first) = walks.first() else { continue };
+            let family: Vec<KnnSum> = walks.iter().map(|&j| critics[j].1.clone()).collect();
             for rows in &batches(critics[first].0) {
                 let (x, y) = (d.x.select_rows(rows), d.y.select_rows(rows));
-                for (&j, s) in walks.iter().zip(Knn::scores_each(&family, x.as_view(), y.as_view())) {
+                for (&j, s) in walks.iter().zip(KnnSum::scores_each(&family, x.as_view(), y.as_view())) {
                     totals[j] += bound.evaluate(&s.map(|v| v as f32), &mut DMatrix::zeros(0, 0))?.objective;
                 }
             }
@@ -336,7 +385,7 @@ impl<'a> Fold<'a> {
 /// The critic a fold keeps: a trained one, or a nearest-neighbour critic.
 enum Kept {
     Trained(Trained),
-    Knn(Knn),
+    Knn(KnnSum),
 }
 
 /// The objective a lower-bound critic trains and validates on: the trainer's bound, symmetrised
