@@ -41,8 +41,8 @@ mod plan;
 pub use aggregate::NeuralSettings;
 pub use conditional::conditional_estimate;
 pub use config::{
-    Alternative, LabelColumns, MAX_WALK_ROWS, Neighbours, NeuralConfig, STEP_THREADS, ValidNeuralConfig,
-    WALK_NEIGHBOURS,
+    Alternative, BLOCK_LINK_Z, LabelColumns, MAX_BLOCK_COLUMNS, MAX_BLOCKS, MAX_WALK_ROWS, Neighbours, NeuralConfig,
+    STEP_THREADS, ValidNeuralConfig, WALK_NEIGHBOURS,
 };
 
 use super::{Estimate, Estimator, Kind};
