@@ -87,23 +87,7 @@ impl<'a> Fold<'a> {
         let label = trainer.build::<f32>()?.label();
         let mut candidates: Vec<_> = cfg.candidates_for(&trainer).into_iter().enumerate().collect();
         let trained_count = candidates.len();
-        // Blocks are looked for where a blocked candidate may be compared or was chosen.
-        let blocked_choice = |c: usize| {
-            let neighbour = c.checked_sub(trained_count).and_then(|i| cfg.neighbour_candidates().get(i).copied());
-            neighbour.is_some_and(|n| n.blocks())
-        };
-        let look = !trainer.needs_log_density() && cfg.knn_blocks && only.is_none_or(blocked_choice);
-        let blocks = if look { self.blocks() } else { None };
-        let mut neighbours: Vec<NeighbourPlan> = if trainer.needs_log_density() {
-            Vec::new()
-        } else {
-            // A fold that keeps the choice of another keeps its blocked candidate even where
-            // its own columns fall into no blocks (it then reads every column as one block).
-            let blocked = blocks.is_some() || only.is_some();
-            let mut plans = cfg.knn_neighbours(self.rows.fit.len(), blocked);
-            plans.iter_mut().for_each(|p| p.position += trained_count);
-            plans
-        };
+        let (mut neighbours, blocks) = self.neighbour_plans(trainer, trained_count, only);
         if let Some(c) = only {
             candidates.retain(|(i, _)| *i == c);
             neighbours.retain(|p| p.position == c);
@@ -162,6 +146,31 @@ impl<'a> Fold<'a> {
             Kept::Knn(_) => Vec::new(),
         };
         Ok(GroupOutcome { values, trace, warnings, steps, diverged, q_gain, choice })
+    }
+
+    /// The nearest-neighbour candidates of the group (positions after the `trained` ones) and
+    /// the blocks their blocked ones sum over. Blocks are looked for only where a blocked
+    /// candidate may be compared or was chosen (`only`, by another fold); a fold that keeps
+    /// such a choice keeps it even where its own columns fall into no blocks (it then reads
+    /// every column as one block).
+    fn neighbour_plans(
+        &self,
+        trainer: BoundSpec,
+        trained: usize,
+        only: Option<usize>,
+    ) -> (Vec<NeighbourPlan>, Option<Arc<Vec<Block>>>) {
+        let cfg = self.cfg;
+        if trainer.needs_log_density() {
+            return (Vec::new(), None);
+        }
+        let blocked_choice = |c: usize| {
+            let neighbour = c.checked_sub(trained).and_then(|i| cfg.neighbour_candidates().get(i).copied());
+            neighbour.is_some_and(|n| n.blocks())
+        };
+        let blocks = if cfg.knn_blocks && only.is_none_or(blocked_choice) { self.blocks() } else { None };
+        let mut plans = cfg.knn_neighbours(self.rows.fit.len(), blocks.is_some() || only.is_some());
+        plans.iter_mut().for_each(|p| p.position += trained);
+        (plans, blocks)
     }
 
     /// The blocks of dependent columns of the fold's fit rows ([`dependent_blocks`] at
