@@ -201,13 +201,26 @@ impl Knn {
     /// The score matrices of several critics on the same rows, in order. Random walks made by
     /// one call of [`Knn::walks`] share their walks: each step is taken once.
     pub fn scores_each(critics: &[Knn], x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Vec<DMatrix<f64>> {
-        let mut out: Vec<Option<DMatrix<f64>>> = vec![None; critics.len()];
+        on_all_rows(critics, x, y, Knn::scored)
+    }
+
+    /// `out[c][b]`: critic `c`'s scores of rows `at_x[b]` of `x` against rows `at_y[b]` of `y`,
+    /// each row's neighbours and walks found once.
+    fn scored(
+        critics: &[Knn],
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        at_x: &[Vec<usize>],
+        at_y: &[Vec<usize>],
+    ) -> Vec<Vec<DMatrix<f64>>> {
+        let mut out: Vec<Option<Vec<DMatrix<f64>>>> = vec![None; critics.len()];
         for (i, c) in critics.iter().enumerate() {
             if out[i].is_some() {
                 continue;
             }
             let Some((graphs, _)) = &c.walk else {
-                out[i] = Some(c.counted_scores(x, y));
+                let (a, b) = rayon::join(|| nearest(x, &c.x_ref, c.k), || nearest(y, &c.y_ref, c.k));
+                out[i] = Some(at_x.iter().zip(at_y).map(|(px, py)| c.counted_scores(&a, &b, px, py)).collect());
                 continue;
             };
             let family: Vec<usize> = (i..critics.len())
@@ -223,10 +236,14 @@ impl Knn {
             let m = c.x_ref.nrows() as f64;
             let denominator = (1.0 + PSEUDO_COUNT).ln();
             for &j in &family {
-                let at = checkpoints.binary_search(&critics[j].steps()).expect("a checkpoint per critic");
-                let mut ratio = DMatrix::<f32>::zeros(x.nrows(), y.nrows());
-                gemm(Backend::Native, 1.0, a[at].as_view(), Op::N, b[at].as_view(), Op::T, 0.0, ratio.as_view_mut());
-                out[j] = Some(ratio.map(|r| (m * r as f64 + PSEUDO_COUNT).ln() - denominator));
+                let t = checkpoints.binary_search(&critics[j].steps()).expect("a checkpoint per critic");
+                let scored = at_x.iter().zip(at_y).map(|(px, py)| {
+                    let (a, b) = (picked(&a[t], px), picked(&b[t], py));
+                    let mut ratio = DMatrix::<f32>::zeros(px.len(), py.len());
+                    gemm(Backend::Native, 1.0, a.as_view(), Op::N, b.as_view(), Op::T, 0.0, ratio.as_view_mut());
+                    ratio.map(|r| (m * r as f64 + PSEUDO_COUNT).ln() - denominator)
+                });
+                out[j] = Some(scored.collect());
             }
         }
         out.into_iter().map(|s| s.expect("every critic scored")).collect()
@@ -234,28 +251,24 @@ impl Knn {
 
     /// The score matrix `S_ij = S(x_i, y_j)` of the rows of `x` against the rows of `y`.
     pub fn scores(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> DMatrix<f64> {
-        if self.walk.is_some() {
-            return Knn::scores_each(std::slice::from_ref(self), x, y).remove(0);
-        }
-        self.counted_scores(x, y)
+        Knn::scores_each(std::slice::from_ref(self), x, y).remove(0)
     }
 
-    /// The counting critic's scores.
-    fn counted_scores(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> DMatrix<f64> {
+    /// The counting critic's scores of the rows at positions `px` of `a` (x's neighbours)
+    /// against those at `py` of `b` (y's).
+    fn counted_scores(&self, a: &[Vec<u32>], b: &[Vec<u32>], px: &[usize], py: &[usize]) -> DMatrix<f64> {
         let m = self.x_ref.nrows();
-        let a = nearest(x, &self.x_ref, self.k);
-        let b = nearest(y, &self.y_ref, self.k);
         // Which queries of y have reference row t among their neighbours.
         let mut owners: Vec<Vec<u32>> = vec![Vec::new(); m];
-        for (j, nb) in b.iter().enumerate() {
-            for &t in nb {
+        for (j, &r) in py.iter().enumerate() {
+            for &t in &b[r] {
                 owners[t as usize].push(j as u32);
             }
         }
         let base = (self.k * self.k) as f64 / m as f64;
-        let mut counts = DMatrix::<f64>::zeros(x.nrows(), y.nrows());
-        for (i, nb) in a.iter().enumerate() {
-            for &t in nb {
+        let mut counts = DMatrix::<f64>::zeros(px.len(), py.len());
+        for (i, &r) in px.iter().enumerate() {
+            for &t in &a[r] {
                 for &j in &owners[t as usize] {
                     counts[(i, j as usize)] += 1.0;
                 }
@@ -263,6 +276,52 @@ impl Knn {
         }
         let denominator = ((1.0 + PSEUDO_COUNT) * base).ln();
         counts.map(|c| (c + PSEUDO_COUNT * base).ln() - denominator)
+    }
+}
+
+/// Critics' scores of the rows at positions `at_x[b]` of `x` against those at `at_y[b]` of `y`:
+/// `out[c][b]`.
+type Scored<C> =
+    fn(&[C], DMatrixView<'_, f64>, DMatrixView<'_, f64>, &[Vec<usize>], &[Vec<usize>]) -> Vec<Vec<DMatrix<f64>>>;
+
+/// Each critic's scores of every row of `x` against every row of `y`.
+fn on_all_rows<C>(
+    critics: &[C],
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    scored: Scored<C>,
+) -> Vec<DMatrix<f64>> {
+    let (all_x, all_y): (Vec<usize>, Vec<usize>) = ((0..x.nrows()).collect(), (0..y.nrows()).collect());
+    let out = scored(critics, x, y, std::slice::from_ref(&all_x), std::slice::from_ref(&all_y));
+    out.into_iter().map(|mut s| s.remove(0)).collect()
+}
+
+/// Each critic's scores on each of `batches` (paired rows of `x` and `y`), from the batches'
+/// distinct rows, each taken once.
+fn on_batches<C>(
+    critics: &[C],
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+    batches: &[Vec<usize>],
+    scored: Scored<C>,
+) -> Vec<Vec<DMatrix<f64>>> {
+    let mut rows: Vec<usize> = batches.iter().flatten().copied().collect();
+    rows.sort_unstable();
+    rows.dedup();
+    let at: Vec<Vec<usize>> = batches
+        .iter()
+        .map(|b| b.iter().map(|r| rows.binary_search(r).expect("a row of the batches")).collect())
+        .collect();
+    let (xu, yu) = (x.select_rows(&rows), y.select_rows(&rows));
+    scored(critics, xu.as_view(), yu.as_view(), &at, &at)
+}
+
+/// The rows `positions` of `m`, borrowed when they are all its rows in order.
+fn picked<'a>(m: &'a DMatrix<f32>, positions: &[usize]) -> std::borrow::Cow<'a, DMatrix<f32>> {
+    if positions.len() == m.nrows() && positions.iter().enumerate().all(|(i, &p)| i == p) {
+        std::borrow::Cow::Borrowed(m)
+    } else {
+        std::borrow::Cow::Owned(m.select_rows(positions))
     }
 }
 
@@ -397,7 +456,34 @@ impl KnnSum {
     /// The score matrices of several sums on the same rows, in order; sums on the same blocks
     /// share their walks as [`Knn::scores_each`] does.
     pub fn scores_each(critics: &[KnnSum], x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Vec<DMatrix<f64>> {
-        let mut out: Vec<Option<DMatrix<f64>>> = vec![None; critics.len()];
+        on_all_rows(critics, x, y, KnnSum::scored)
+    }
+
+    /// The score matrices of several sums on batches of the same rows: `out[c][b]` is sum
+    /// `c`'s on rows `batches[b]` of `x` and `y` (paired rows). What a critic needs of a query
+    /// row — its neighbours, its walks — is found once per row however many batches hold it
+    /// (random validation batches of a few hundred rows hold each several times), and sums on the
+    /// same blocks share their walks as [`Knn::scores_each`] does. A row's scores do not depend
+    /// on the other rows scored with it: the numbers are those of [`KnnSum::scores_each`] on each
+    /// batch alone, to the bit.
+    pub fn scores_batches(
+        critics: &[KnnSum],
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        batches: &[Vec<usize>],
+    ) -> Vec<Vec<DMatrix<f64>>> {
+        on_batches(critics, x, y, batches, KnnSum::scored)
+    }
+
+    /// `out[c][b]` as [`Knn::scored`], summed over each sum's blocks.
+    fn scored(
+        critics: &[KnnSum],
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        at_x: &[Vec<usize>],
+        at_y: &[Vec<usize>],
+    ) -> Vec<Vec<DMatrix<f64>>> {
+        let mut out: Vec<Option<Vec<DMatrix<f64>>>> = vec![None; critics.len()];
         for i in 0..critics.len() {
             if out[i].is_some() {
                 continue;
@@ -408,20 +494,19 @@ impl KnnSum {
                 _ => false,
             };
             let family: Vec<usize> = (i..critics.len()).filter(|&j| out[j].is_none() && same(&critics[j])).collect();
-            let parts = critics[i].parts.len();
-            let mut sums: Vec<Option<DMatrix<f64>>> = vec![None; family.len()];
-            for b in 0..parts {
+            let mut sums: Vec<Option<Vec<DMatrix<f64>>>> = vec![None; family.len()];
+            for b in 0..critics[i].parts.len() {
                 let members: Vec<Knn> = family.iter().map(|&j| critics[j].parts[b].clone()).collect();
                 let scored = match &critics[i].blocks {
-                    None => Knn::scores_each(&members, x, y),
+                    None => Knn::scored(&members, x, y, at_x, at_y),
                     Some(blocks) => {
-                        let (bx, by) = &blocks[b];
-                        Knn::scores_each(&members, x.select_columns(bx).as_view(), y.select_columns(by).as_view())
+                        let (bx, by) = (x.select_columns(&blocks[b].0), y.select_columns(&blocks[b].1));
+                        Knn::scored(&members, bx.as_view(), by.as_view(), at_x, at_y)
                     }
                 };
                 for (sum, s) in sums.iter_mut().zip(scored) {
                     match sum {
-                        Some(total) => *total += s,
+                        Some(total) => total.iter_mut().zip(s).for_each(|(t, s)| *t += s),
                         None => *sum = Some(s),
                     }
                 }
@@ -649,6 +734,35 @@ mod tests {
         );
         assert!(KnnSum::whole(whole).blocks().is_none());
         assert_eq!(counted.blocks(), Some(&blocks[..]));
+    }
+
+    #[test]
+    fn batches_score_as_each_batch_alone_to_the_bit() {
+        // Batches that share rows, one of 3 rows (below nalgebra's size for matrixmultiply, so
+        // its distances take another path) and one of 70 (two walk blocks); 7 columns, so the
+        // larger ones go through matrixmultiply.
+        let wide = |m: usize, offset: f64| {
+            let (x, y) = clustered(m, offset);
+            let x7 = DMatrix::from_fn(m, 7, |i, j| x[(i, j % 2)] + 0.1 * ((i * 3 + j) as f64 * 0.77 + offset).sin());
+            (x7, y)
+        };
+        let (xr, yr) = wide(60, 0.0);
+        let (xq, yq) = wide(90, 0.5);
+        let batches = vec![(0..70).collect::<Vec<usize>>(), vec![5, 3, 88], (20..90).rev().step_by(2).collect()];
+        let mut critics = vec![KnnSum::whole(Knn::new(xr.clone(), yr.clone(), 4).unwrap())];
+        critics.extend(Knn::walks(xr.clone(), yr.clone(), 3, &[1, 5]).unwrap().into_iter().map(KnnSum::whole));
+        let blocks = Arc::new(vec![(vec![0, 2, 4, 6], vec![0]), (vec![1, 3], vec![0])]);
+        critics.extend(KnnSum::walks(&xr, &yr, blocks.clone(), 3, &[2]).unwrap());
+        critics.push(KnnSum::counted(&xr, &yr, blocks, 5).unwrap());
+        let batched = KnnSum::scores_batches(&critics, xq.as_view(), yq.as_view(), &batches);
+        for (b, rows) in batches.iter().enumerate() {
+            let (x, y) = (xq.select_rows(rows), yq.select_rows(rows));
+            let alone = KnnSum::scores_each(&critics, x.as_view(), y.as_view());
+            for (c, s) in alone.iter().enumerate() {
+                assert_eq!((s.nrows(), s.ncols()), (rows.len(), rows.len()));
+                assert_eq!(&batched[c][b], s, "critic {c}, batch {b}");
+            }
+        }
     }
 
     #[test]

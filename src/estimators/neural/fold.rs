@@ -263,11 +263,15 @@ impl<'a> Fold<'a> {
         };
         let mut bound = objective_bound(self.cfg, trainer)?;
         let mut totals = vec![0.0; critics.len()];
-        for (j, (i, critic)) in critics.iter().enumerate().filter(|(_, c)| c.1.steps() == 0) {
-            for rows in &batches(*i) {
-                let s = critic.scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view());
+        let mut add = |j: usize, scored: Vec<DMatrix<f64>>| -> Result<()> {
+            for s in scored {
                 totals[j] += bound.evaluate(&s.map(|v| v as f32), &mut DMatrix::zeros(0, 0))?.objective;
             }
+            Ok(())
+        };
+        let (x, y) = (d.x.as_view(), d.y.as_view());
+        for (j, (i, critic)) in critics.iter().enumerate().filter(|(_, c)| c.1.steps() == 0) {
+            add(j, KnnSum::scores_batches(std::slice::from_ref(critic), x, y, &batches(*i)).remove(0))?;
         }
         for blocked in [false, true] {
             let walks: Vec<usize> = (0..critics.len())
@@ -275,11 +279,8 @@ impl<'a> Fold<'a> {
                 .collect();
             let Some(&first) = walks.first() else { continue };
             let family: Vec<KnnSum> = walks.iter().map(|&j| critics[j].1.clone()).collect();
-            for rows in &batches(critics[first].0) {
-                let (x, y) = (d.x.select_rows(rows), d.y.select_rows(rows));
-                for (&j, s) in walks.iter().zip(KnnSum::scores_each(&family, x.as_view(), y.as_view())) {
-                    totals[j] += bound.evaluate(&s.map(|v| v as f32), &mut DMatrix::zeros(0, 0))?.objective;
-                }
+            for (&j, scored) in walks.iter().zip(KnnSum::scores_batches(&family, x, y, &batches(critics[first].0))) {
+                add(j, scored)?;
             }
         }
         Ok(totals.into_iter().map(|t| t / VALIDATION_BATCHES as f64).collect())
@@ -367,10 +368,10 @@ impl<'a> Fold<'a> {
             Kept::Knn(critic) => {
                 let mut sums = vec![(0.0, 0.0); bounds.len()];
                 let mut g = DMatrix::zeros(0, 0);
-                for rows in &test_batches {
-                    let s = critic
-                        .scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view())
-                        .map(|v| v as f32);
+                let scored =
+                    KnnSum::scores_batches(std::slice::from_ref(critic), d.x.as_view(), d.y.as_view(), &test_batches);
+                for s in scored.into_iter().next().expect("one critic's scores") {
+                    let s = s.map(|v| v as f32);
                     for (b, sum) in bounds.iter_mut().zip(sums.iter_mut()) {
                         let v = b.evaluate(&s, &mut g)?;
                         sum.0 += v.value;
