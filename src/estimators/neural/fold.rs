@@ -257,10 +257,8 @@ impl<'a> Fold<'a> {
     /// first of them, so that their walks are shared.
     fn knn_validation(&self, critics: &[(usize, KnnSum)], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
         let d = self.dataset();
-        let batches = |i: usize| {
-            let s = Stream::ValidationBatches.seed(Stream::Candidate(i as u64).seed(seed));
-            random_batches(&self.rows.val, self.plan.batch, VALIDATION_BATCHES, s)
-        };
+        let batches =
+            |i: usize| self.validation_batches(Stream::ValidationBatches.seed(Stream::Candidate(i as u64).seed(seed)));
         let mut bound = objective_bound(self.cfg, trainer)?;
         let mut totals = vec![0.0; critics.len()];
         let mut add = |j: usize, scored: Vec<DMatrix<f64>>| -> Result<()> {
@@ -283,7 +281,21 @@ impl<'a> Fold<'a> {
                 add(j, scored)?;
             }
         }
-        Ok(totals.into_iter().map(|t| t / VALIDATION_BATCHES as f64).collect())
+        let count = self.validation_count() as f64;
+        Ok(totals.into_iter().map(|t| t / count).collect())
+    }
+
+    /// The batches of validation rows a candidate is checked on, drawn from `seed`:
+    /// [`VALIDATION_BATCHES`] random batches, or one of every validation row when a batch holds
+    /// them all (as a test fold's evaluation does): more would be the same rows again in other
+    /// orders, and every bound is a function of the set of rows.
+    fn validation_batches(&self, seed: u64) -> Vec<Vec<usize>> {
+        random_batches(&self.rows.val, self.plan.batch, self.validation_count(), seed)
+    }
+
+    /// How many batches [`Fold::validation_batches`] draws.
+    fn validation_count(&self) -> usize {
+        if self.plan.batch >= self.rows.val.len() { 1 } else { VALIDATION_BATCHES }
     }
 
     /// Trains `candidates` (`(index, critic)` pairs) in parallel through the pilot
@@ -454,15 +466,7 @@ impl<'f> CandidateRun<'f> {
         let label = trainer.build::<f32>()?.label();
         let step = TrainStep::new(critic, bound, opt, fold.plan.batch, dims).with_input_noise(cfg.input_noise);
         let mut model = CriticTrainer::new(step, &fold.data, Stream::CriticInit.rng(seed), cfg.max_steps as usize)
-            .with_validation(
-                objective()?,
-                random_batches(
-                    &fold.rows.val,
-                    fold.plan.batch,
-                    VALIDATION_BATCHES,
-                    Stream::ValidationBatches.seed(seed),
-                ),
-            )?;
+            .with_validation(objective()?, fold.validation_batches(Stream::ValidationBatches.seed(seed)))?;
         let trace = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut runner = Runner::new(cfg.max_steps)
             .validate(Validation { every: fold.plan.eval_every, patience: cfg.patience })
