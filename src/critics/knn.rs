@@ -58,6 +58,9 @@ use std::sync::Arc;
 const PSEUDO_COUNT: f64 = 0.1;
 /// Query rows per block of the distance computation (bounds its memory to block × M).
 const QUERY_BLOCK: usize = 512;
+/// Distribution entries (reference rows × query rows) that [`KnnSum::scores_batches`] scores at
+/// once: 2²¹, 8 MB per side and checkpoint, one batch of 256 rows over 8000 reference rows.
+const BATCHED_ENTRIES: usize = 1 << 21;
 /// Queries per block of a random walk: 64 distributions over M = 3200 reference rows take
 /// 1.6 MB, which stay in cache through the walk's steps.
 const WALK_BLOCK: usize = 64;
@@ -296,24 +299,44 @@ fn on_all_rows<C>(
     out.into_iter().map(|mut s| s.remove(0)).collect()
 }
 
-/// Each critic's scores on each of `batches` (paired rows of `x` and `y`), from the batches'
-/// distinct rows, each taken once.
+/// Each critic's scores on each of `batches` (paired rows of `x` and `y`), `out[c][b]`. The
+/// batches are taken in groups whose distinct rows are scored together, each row once; a group
+/// grows while its distinct rows stay within [`BATCHED_ENTRIES`]` / M` (`M` the reference rows),
+/// so that its walks' distributions take no more memory than one batch of 256 rows did at the
+/// largest `M` that walks (`MAX_WALK_ROWS` = 8000 in the neural estimate).
 fn on_batches<C>(
     critics: &[C],
-    x: DMatrixView<'_, f64>,
-    y: DMatrixView<'_, f64>,
+    (x, y): (DMatrixView<'_, f64>, DMatrixView<'_, f64>),
     batches: &[Vec<usize>],
+    reference_rows: usize,
     scored: Scored<C>,
 ) -> Vec<Vec<DMatrix<f64>>> {
-    let mut rows: Vec<usize> = batches.iter().flatten().copied().collect();
-    rows.sort_unstable();
-    rows.dedup();
-    let at: Vec<Vec<usize>> = batches
-        .iter()
-        .map(|b| b.iter().map(|r| rows.binary_search(r).expect("a row of the batches")).collect())
-        .collect();
-    let (xu, yu) = (x.select_rows(&rows), y.select_rows(&rows));
-    scored(critics, xu.as_view(), yu.as_view(), &at, &at)
+    let cap = BATCHED_ENTRIES / reference_rows.max(1);
+    let distinct = |group: &[Vec<usize>]| {
+        let mut rows: Vec<usize> = group.iter().flatten().copied().collect();
+        rows.sort_unstable();
+        rows.dedup();
+        rows
+    };
+    let mut out: Vec<Vec<DMatrix<f64>>> = (0..critics.len()).map(|_| Vec::with_capacity(batches.len())).collect();
+    let mut start = 0;
+    while start < batches.len() {
+        let mut end = start + 1;
+        while end < batches.len() && distinct(&batches[start..=end]).len() <= cap {
+            end += 1;
+        }
+        let rows = distinct(&batches[start..end]);
+        let at: Vec<Vec<usize>> = batches[start..end]
+            .iter()
+            .map(|b| b.iter().map(|r| rows.binary_search(r).expect("a row of the batches")).collect())
+            .collect();
+        let (xu, yu) = (x.select_rows(&rows), y.select_rows(&rows));
+        for (o, s) in out.iter_mut().zip(scored(critics, xu.as_view(), yu.as_view(), &at, &at)) {
+            o.extend(s);
+        }
+        start = end;
+    }
+    out
 }
 
 /// The rows `positions` of `m`, borrowed when they are all its rows in order.
@@ -462,8 +485,9 @@ impl KnnSum {
     /// The score matrices of several sums on batches of the same rows: `out[c][b]` is sum
     /// `c`'s on rows `batches[b]` of `x` and `y` (paired rows). What a critic needs of a query
     /// row — its neighbours, its walks — is found once per row however many batches hold it
-    /// (random validation batches of a few hundred rows hold each several times), and sums on the
-    /// same blocks share their walks as [`Knn::scores_each`] does. A row's scores do not depend
+    /// (random validation batches of a few hundred rows hold each several times; the batches are
+    /// taken in groups that bound the walks' memory to 2²¹ entries a side and step count), and sums on the same
+    /// blocks share their walks as [`Knn::scores_each`] does. A row's scores do not depend
     /// on the other rows scored with it: the numbers are those of [`KnnSum::scores_each`] on each
     /// batch alone, to the bit.
     pub fn scores_batches(
@@ -472,7 +496,7 @@ impl KnnSum {
         y: DMatrixView<'_, f64>,
         batches: &[Vec<usize>],
     ) -> Vec<Vec<DMatrix<f64>>> {
-        on_batches(critics, x, y, batches, KnnSum::scored)
+        on_batches(critics, (x, y), batches, critics.first().map_or(0, |c| c.parts[0].x_ref.nrows()), KnnSum::scored)
     }
 
     /// `out[c][b]` as [`Knn::scored`], summed over each sum's blocks.
@@ -755,12 +779,17 @@ mod tests {
         critics.extend(KnnSum::walks(&xr, &yr, blocks.clone(), 3, &[2]).unwrap());
         critics.push(KnnSum::counted(&xr, &yr, blocks, 5).unwrap());
         let batched = KnnSum::scores_batches(&critics, xq.as_view(), yq.as_view(), &batches);
+        // In groups of at most 75 distinct rows, as over many reference rows: the first two
+        // batches (71 distinct rows; with the third's they would be 81), then the third.
+        let (q, grouped) = ((xq.as_view(), yq.as_view()), BATCHED_ENTRIES / 75);
+        let in_groups = on_batches(&critics, q, &batches, grouped, KnnSum::scored);
         for (b, rows) in batches.iter().enumerate() {
             let (x, y) = (xq.select_rows(rows), yq.select_rows(rows));
             let alone = KnnSum::scores_each(&critics, x.as_view(), y.as_view());
             for (c, s) in alone.iter().enumerate() {
                 assert_eq!((s.nrows(), s.ncols()), (rows.len(), rows.len()));
                 assert_eq!(&batched[c][b], s, "critic {c}, batch {b}");
+                assert_eq!(&in_groups[c][b], s, "critic {c}, batch {b}, in groups");
             }
         }
     }
