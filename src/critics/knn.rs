@@ -439,30 +439,30 @@ impl KnnSum {
         KnnSum { blocks: None, parts: vec![critic] }
     }
 
-    /// The counting critics of `k` neighbours on each block of the reference rows.
-    pub fn counted(x_ref: &DMatrix<f64>, y_ref: &DMatrix<f64>, blocks: Arc<Vec<Block>>, k: usize) -> Result<Self> {
-        let parts = blocks
-            .iter()
-            .map(|(bx, by)| Knn::new(x_ref.select_columns(bx), y_ref.select_columns(by), k))
-            .collect::<Result<_>>()?;
-        Ok(KnnSum { blocks: Some(blocks), parts })
+    /// The counting critics of `k` neighbours on each block of the reference rows (none: one of
+    /// every column).
+    pub fn counted(
+        x_ref: &DMatrix<f64>,
+        y_ref: &DMatrix<f64>,
+        blocks: Option<Arc<Vec<Block>>>,
+        k: usize,
+    ) -> Result<Self> {
+        let parts = per_block(x_ref, y_ref, blocks.as_deref(), |x, y| Knn::new(x, y, k))?;
+        Ok(KnnSum { blocks, parts })
     }
 
-    /// The random walks of [`Knn::walks`] on each block of the reference rows, one sum per entry
-    /// of `steps`; the sums share each block's graphs.
+    /// The random walks of [`Knn::walks`] on each block of the reference rows (none: one of
+    /// every column), one sum per entry of `steps`; the sums share each block's graphs.
     pub fn walks(
         x_ref: &DMatrix<f64>,
         y_ref: &DMatrix<f64>,
-        blocks: Arc<Vec<Block>>,
+        blocks: Option<Arc<Vec<Block>>>,
         k: usize,
         steps: &[usize],
     ) -> Result<Vec<Self>> {
-        let per_block: Vec<Vec<Knn>> = blocks
-            .iter()
-            .map(|(bx, by)| Knn::walks(x_ref.select_columns(bx), y_ref.select_columns(by), k, steps))
-            .collect::<Result<_>>()?;
+        let walks = per_block(x_ref, y_ref, blocks.as_deref(), |x, y| Knn::walks(x, y, k, steps))?;
         Ok((0..steps.len())
-            .map(|i| KnnSum { blocks: Some(blocks.clone()), parts: per_block.iter().map(|w| w[i].clone()).collect() })
+            .map(|i| KnnSum { blocks: blocks.clone(), parts: walks.iter().map(|w| w[i].clone()).collect() })
             .collect())
     }
 
@@ -545,6 +545,19 @@ impl KnnSum {
     /// The score matrix `S_ij = S(x_i, y_j)`.
     pub fn scores(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> DMatrix<f64> {
         KnnSum::scores_each(std::slice::from_ref(self), x, y).remove(0)
+    }
+}
+
+/// `make` on the reference rows' columns of each block (none: on every column, once).
+fn per_block<T>(
+    x_ref: &DMatrix<f64>,
+    y_ref: &DMatrix<f64>,
+    blocks: Option<&Vec<Block>>,
+    make: impl Fn(DMatrix<f64>, DMatrix<f64>) -> Result<T>,
+) -> Result<Vec<T>> {
+    match blocks {
+        None => Ok(vec![make(x_ref.clone(), y_ref.clone())?]),
+        Some(b) => b.iter().map(|(bx, by)| make(x_ref.select_columns(bx), y_ref.select_columns(by))).collect(),
     }
 }
 
@@ -738,9 +751,9 @@ mod tests {
                 Knn::scores_each(&walks, qx.as_view(), qy.as_view())
             }
         };
-        let counted = KnnSum::counted(&x, &y, blocks.clone(), 17).unwrap();
+        let counted = KnnSum::counted(&x, &y, Some(blocks.clone()), 17).unwrap();
         assert_eq!(counted.scores(xq.as_view(), yq.as_view()), &part(0, 17, &[])[0] + &part(1, 17, &[])[0]);
-        let walks = KnnSum::walks(&x, &y, blocks.clone(), 5, &[1, 4]).unwrap();
+        let walks = KnnSum::walks(&x, &y, Some(blocks.clone()), 5, &[1, 4]).unwrap();
         let (a, b) = (part(0, 5, &[1, 4]), part(1, 5, &[1, 4]));
         let mut family = vec![counted.clone()];
         family.extend(walks.iter().cloned());
@@ -756,7 +769,9 @@ mod tests {
             KnnSum::whole(whole.clone()).scores(xq.as_view(), yq.as_view()),
             whole.scores(xq.as_view(), yq.as_view())
         );
-        assert!(KnnSum::whole(whole).blocks().is_none());
+        let no_blocks = KnnSum::counted(&x, &y, None, 17).unwrap();
+        assert_eq!(no_blocks.scores(xq.as_view(), yq.as_view()), whole.scores(xq.as_view(), yq.as_view()));
+        assert!(no_blocks.blocks().is_none() && KnnSum::whole(whole).blocks().is_none());
         assert_eq!(counted.blocks(), Some(&blocks[..]));
     }
 
@@ -776,8 +791,8 @@ mod tests {
         let mut critics = vec![KnnSum::whole(Knn::new(xr.clone(), yr.clone(), 4).unwrap())];
         critics.extend(Knn::walks(xr.clone(), yr.clone(), 3, &[1, 5]).unwrap().into_iter().map(KnnSum::whole));
         let blocks = Arc::new(vec![(vec![0, 2, 4, 6], vec![0]), (vec![1, 3], vec![0])]);
-        critics.extend(KnnSum::walks(&xr, &yr, blocks.clone(), 3, &[2]).unwrap());
-        critics.push(KnnSum::counted(&xr, &yr, blocks, 5).unwrap());
+        critics.extend(KnnSum::walks(&xr, &yr, Some(blocks.clone()), 3, &[2]).unwrap());
+        critics.push(KnnSum::counted(&xr, &yr, Some(blocks), 5).unwrap());
         let batched = KnnSum::scores_batches(&critics, xq.as_view(), yq.as_view(), &batches);
         // In groups of at most 75 distinct rows, as over many reference rows: the first two
         // batches (71 distinct rows; with the third's they would be 81), then the third.

@@ -9,7 +9,7 @@ use super::TraceRow;
 use super::config::{BLOCK_LINK_Z, MAX_BLOCK_COLUMNS, MAX_BLOCKS, NeighbourPlan, NeuralConfig};
 use super::plan::{CriticGroup, FoldRows, Plan};
 use crate::bounds::{Bound, BoundSpec};
-use crate::critics::{Block, Critic, CriticSpec, Init, Knn, KnnSum, dependent_blocks};
+use crate::critics::{Block, Critic, CriticSpec, Init, KnnSum, dependent_blocks};
 use crate::error::Result;
 use crate::estimators::{Warning, WarningCode};
 use crate::optim::{Adam, AdamConfig};
@@ -226,21 +226,12 @@ impl<'a> Fold<'a> {
             let blocks = if blocked { blocks.clone() } else { None };
             let kind = |p: &&NeighbourPlan| p.blocks == blocked;
             for p in which.iter().filter(kind).filter(|p| p.steps == 0) {
-                out.push((
-                    p.position,
-                    match &blocks {
-                        None => KnnSum::whole(Knn::new(x.clone(), y.clone(), p.k)?),
-                        Some(b) => KnnSum::counted(&x, &y, b.clone(), p.k)?,
-                    },
-                ));
+                out.push((p.position, KnnSum::counted(&x, &y, blocks.clone(), p.k)?));
             }
             let walks: Vec<&NeighbourPlan> = which.iter().filter(kind).filter(|p| p.steps > 0).collect();
             if let Some(first) = walks.first() {
                 let steps: Vec<usize> = walks.iter().map(|p| p.steps).collect();
-                let sums = match &blocks {
-                    None => Knn::walks(x.clone(), y.clone(), first.k, &steps)?.into_iter().map(KnnSum::whole).collect(),
-                    Some(b) => KnnSum::walks(&x, &y, b.clone(), first.k, &steps)?,
-                };
+                let sums = KnnSum::walks(&x, &y, blocks.clone(), first.k, &steps)?;
                 out.extend(walks.iter().map(|p| p.position).zip(sums));
             }
         }
