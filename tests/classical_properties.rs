@@ -206,6 +206,23 @@ fn subsampling_interval_covers_and_is_seeded() {
     assert!(a.interval.method.contains("without replacement"), "{}", a.interval.method);
 }
 
+/// At the fewest rows KSG takes, every half-sample reads the same value whatever the data
+/// (8 rows, k = 3: halves of 4 rows, each point's neighbours are all the others): no interval,
+/// said so, instead of a zero-width one; on 40 rows of a Gaussian the interval is back.
+#[test]
+fn no_zero_width_interval_from_identical_half_samples() {
+    let x = DMatrix::from_column_slice(8, 1, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    let y = DMatrix::from_column_slice(8, 1, &[2.0, 1.0, 4.0, 3.0, 6.0, 5.0, 8.0, 7.0]);
+    let e = build("ksg:k=3").estimate(x.as_view(), y.as_view(), 0).unwrap();
+    assert_eq!((e.interval.low, e.interval.high), (e.value, e.value));
+    assert!(e.interval.method.starts_with("none (every one of the"), "{}", e.interval.method);
+    assert!(e.diagnostics.warnings.iter().any(|w| w.code == WarningCode::NoInterval), "{:?}", e.diagnostics.warnings);
+    let (x, y) = CorrelatedGaussian::with_mi(1, 0.5).unwrap().sample(40, &mut rng(2));
+    let e = build("ksg:k=3").estimate(x.as_view(), y.as_view(), 0).unwrap();
+    assert!(e.interval.high > e.interval.low, "{:?}", e.interval);
+    assert!(!e.diagnostics.warnings.iter().any(|w| w.code == WarningCode::NoInterval));
+}
+
 /// The result does not depend on the number of threads.
 #[test]
 fn ksg_is_identical_on_one_and_two_threads() {

@@ -107,6 +107,12 @@ pub fn subsampling_interval(
         })
         .collect();
     let (values, warning) = succeeded(results)?;
+    // At the fewest rows an estimator takes (KSG with k + 1 rows) every half-sample can read
+    // the same value whatever the data: a zero-width interval would claim a certainty the rows
+    // cannot give.
+    if values.iter().all(|v| v.to_bits() == values[0].to_bits()) {
+        return Ok(none(format!("every one of the {} half-samples of {m} rows read the same value", values.len())));
+    }
     let scale = (m as f64 / (n - m) as f64).sqrt();
     let dev: Vec<f64> = values.iter().map(|v| scale * (v - value)).collect();
     let b = dev.len() as f64;
