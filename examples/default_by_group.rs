@@ -110,9 +110,9 @@ fn main() {
         if (neural_only && info.group == Group::LowDim) || only_group.as_ref().is_some_and(|o| o != info.group.name()) {
             continue;
         }
-        let headline = EstimatorSpec::auto(info.dim_x, info.dim_y)[0];
         for seed in 0..3u64 {
             let (x, y) = task.draw(N, seed).unwrap();
+            let headline = EstimatorSpec::auto_for(x.as_view(), y.as_view(), &Default::default())[0];
             let truth = info.true_mi;
             let t = Instant::now();
             let e = auto.estimate(x.as_view(), y.as_view(), seed).unwrap();

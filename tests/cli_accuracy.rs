@@ -9,6 +9,11 @@ fn bin() -> Command {
 
 /// Samples a Gaussian task with `mibound sample` and estimates it with default settings.
 fn estimate(name: &str, dim: usize, mi: f64, n: usize, seed: u64) -> serde_json::Value {
+    estimate_with(name, dim, mi, n, seed, &[])
+}
+
+/// As [`estimate`], with more arguments for `mibound estimate` (`--estimators …`).
+fn estimate_with(name: &str, dim: usize, mi: f64, n: usize, seed: u64, more: &[&str]) -> serde_json::Value {
     let d = crate::common::temp_dir("acc", name);
     let ds = d.to_str().unwrap();
     let s = bin()
@@ -31,6 +36,7 @@ fn estimate(name: &str, dim: usize, mi: f64, n: usize, seed: u64) -> serde_json:
     assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
     let out = bin()
         .args(["estimate", "--x", &format!("{ds}/x.npy"), "--y", &format!("{ds}/y.npy"), "--json", "--quiet"])
+        .args(more)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -44,20 +50,36 @@ fn field(e: &serde_json::Value) -> (f64, f64, f64) {
     (e["value"].as_f64().unwrap(), ci["low"].as_f64().unwrap(), ci["high"].as_f64().unwrap())
 }
 
-/// The default comparison is the neural headline and the classical cross-check (KSG): both
-/// present, the headline first.
+/// The comparison of `infonce,ksg` is the neural headline and the classical cross-check (KSG):
+/// both present, the headline first.
 fn headline_and_cross_check(v: &serde_json::Value) {
     let names: Vec<&str> =
         v["estimates"].as_array().unwrap().iter().map(|e| e["estimator"].as_str().unwrap()).collect();
-    assert_eq!(names.len(), 2, "default estimators: {names:?}");
+    assert_eq!(names.len(), 2, "estimators: {names:?}");
     assert_eq!(names[0], "infonce", "headline: {names:?}");
     assert!(names[1].starts_with("ksg"), "cross-check: {names:?}");
 }
 
+/// The default on `mibound sample gaussian` (independent pairs of coordinates, the MI spread
+/// evenly): KSG summed over the pairs alone (docs/results.md §22), within `tolerance` of `mi`.
+fn summed_over_pairs(v: &serde_json::Value, dim: usize, mi: f64, tolerance: f64) {
+    let e = &v["estimates"][0];
+    assert_eq!(v["estimates"].as_array().unwrap().len(), 1, "{}", v["estimates"]);
+    assert_eq!(e["estimator"], "ksg-blocks:k=3");
+    assert_eq!(e["label"].as_str().unwrap(), format!("KSG-1 (k=3, normal scores) summed over {dim} blocks"));
+    let (est, _, _) = field(e);
+    assert!((est - mi).abs() <= tolerance, "default {est} not within {tolerance} of {mi}");
+    assert!(v["significant"].as_bool().unwrap());
+}
+
+/// The default (KSG over the 20 pairs) within #25's tolerance of the truth, max(0.25, 25 %);
+/// the neural bound asked for by name within 0.25 too, its interval not above the truth, and
+/// KSG on all 40 columns at once, its cross-check, flagged.
 #[test]
 #[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn twenty_dimensional_gaussian_with_two_nats() {
-    let v = estimate("d20", 20, 2.0, 5000, 0);
+    summed_over_pairs(&estimate("d20", 20, 2.0, 5000, 0), 20, 2.0, 0.5);
+    let v = estimate_with("d20n", 20, 2.0, 5000, 0, &["--estimators", "infonce,ksg"]);
     let (est, lo, _) = field(&v["estimates"][0]);
     assert!((est - 2.0).abs() <= 0.25, "headline {est} not within 0.25 of 2");
     // "Covering I or lying below it" is exactly: the lower end is not above I.
@@ -72,10 +94,13 @@ fn twenty_dimensional_gaussian_with_two_nats() {
     assert!(warned, "no cross-check warning: {}", v["warnings"]);
 }
 
+/// The default (KSG over the 5 pairs) and the neural bound asked for by name, each within 0.15
+/// of the truth, the bound's interval not above it.
 #[test]
 #[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
 fn five_dimensional_gaussian_with_one_nat() {
-    let v = estimate("d5", 5, 1.0, 2000, 1);
+    summed_over_pairs(&estimate("d5", 5, 1.0, 2000, 1), 5, 1.0, 0.15);
+    let v = estimate_with("d5n", 5, 1.0, 2000, 1, &["--estimators", "infonce,ksg"]);
     let (est, lo, _) = field(&v["estimates"][0]);
     assert!((est - 1.0).abs() <= 0.15, "headline {est} not within 0.15 of 1");
     assert!(lo <= 1.0);

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Layers, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["error", "real", "rng", "numerics", "ranks", "cca", "names"],
+    &["error", "real", "rng", "numerics", "ranks", "cca", "names", "blocks"],
     &["gemm", "compute", "plot"],
     &["bounds", "contrastive", "critics", "optim", "data"],
     &["tasks"],

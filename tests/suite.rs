@@ -35,6 +35,7 @@ mod compare_cross_check;
 mod conditional_independence;
 mod data_tasks;
 mod discrete_reference_values;
+mod estimate_blocks;
 mod estimate_bmi_tasks;
 mod estimate_cancel;
 mod estimate_coverage;

@@ -289,8 +289,11 @@ def estimate(
     column; a DataFrame's column names name its columns). ``estimators`` is a sequence of names
     or one comma-separated string (see :data:`ESTIMATORS`): neural bounds (``infonce``,
     ``smile:5``, ``nwj``, ``js``, ``l1out``, ``club``, …), classical estimators (``ksg``,
-    ``ksg:k=3``, ``gaussian``, ``copula``, ``binned``) and ``flow``. The same seed gives the same
-    numbers as the Rust library and the command line.
+    ``ksg:k=3``, ``ksg-blocks``, ``gaussian``, ``copula``, ``binned``) and ``flow``; ``auto`` (the
+    default) chooses by the data as ``mibound estimate`` does: KSG on normal scores up to four
+    joint dimensions, KSG summed over independent blocks of at most four dimensions
+    (``ksg-blocks``) where the columns fall into such blocks, else InfoNCE with KSG beside it.
+    The same seed gives the same numbers as the Rust library and the command line.
 
     The settings are those of ``mibound estimate``, with its defaults (:data:`DEFAULTS`):
     ``critic`` (``auto``: each fold trains the separable critic of ``hidden``, ``embed`` and

@@ -443,10 +443,9 @@ fn run_on<T: Send>(
     let data = apply_rules(&xm, &ym, names, &call.rules).map_err(py_err)?;
     let input_dims = (xm.view().ncols(), ym.view().ncols());
     let settings = call.settings_for(&data.checked, input_dims).map_err(py_err)?;
-    let (dx, dy) = (data.x.view().ncols(), data.y.view().ncols());
-    let mut total = training_steps(&call.specs, &settings, dx, dy);
+    let mut total = training_steps(&call.specs, &settings, data.x.view(), data.y.view());
     if call.selfcheck {
-        total += self_check_steps(&call.specs, &settings, dx, dy);
+        total += self_check_steps(&call.specs, &settings, data.x.view(), data.y.view());
     }
     let mut reporter = Reporter { callback: progress, total, shown: u64::MAX };
     let interrupt = Interrupt::default();

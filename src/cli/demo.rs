@@ -19,16 +19,29 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
     let (x, y) =
         load_xy(&Files { x: &xf, y: Some(&yf), x_cols: None, y_cols: None, discrete: None }, &InputOpts::default())?;
     let opts = EstimateOpts { seed, ..EstimateOpts::default() };
-    println!("Equivalent command: mibound estimate --x {0}/x.npy --y {0}/y.npy --plot {0}/trace.png\n", out.display());
-    let plot = out.join("trace.png");
-    run_and_report(
-        &x,
-        &y,
-        &config(&opts)?,
-        seed,
-        Unit::Nats,
-        Output { trace: Some(&out.join("trace.csv")), plot: Some(&plot), ..Output::default() },
-    )?;
-    println!("\n  true MI: {:.3} nats. Trace: {}", task.true_mi(), plot.display());
+    let cfg = config(&opts)?;
+    // A training trace only where the default trains a critic (not where it sums KSG).
+    let trains = crate::estimators::EstimatorSpec::resolve_for(&cfg.0, x.as_view(), y.as_view(), &Default::default())
+        .iter()
+        .any(|s| s.bound().is_some());
+    let (csv, plot) = (out.join("trace.csv"), out.join("trace.png"));
+    // Stale figures of an earlier run would read as this run's.
+    for f in [&csv, &plot].into_iter().filter(|f| f.exists()) {
+        std::fs::remove_file(f).map_err(super::output::io_err(f))?;
+    }
+    let command = format!("mibound estimate --x {0}/x.npy --y {0}/y.npy", out.display());
+    if trains {
+        println!("Equivalent command: {command} --plot {}\n", plot.display());
+    } else {
+        println!(
+            "Equivalent command: {command} (the neural bound and its training trace: add --estimators infonce --plot {})\n",
+            plot.display()
+        );
+    }
+    let output =
+        if trains { Output { trace: Some(&csv), plot: Some(&plot), ..Output::default() } } else { Output::default() };
+    let traced = run_and_report(&x, &y, &cfg, seed, Unit::Nats, output)?;
+    let trace = if traced { format!(" Trace: {}", plot.display()) } else { String::new() };
+    println!("\n  true MI: {:.3} nats.{trace}", task.true_mi());
     Ok(())
 }

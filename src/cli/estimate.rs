@@ -226,7 +226,7 @@ fn run_compare(
     seed: u64,
     quiet: bool,
 ) -> Result<Comparison> {
-    let bar = progress_bar(crate::estimators::training_steps(specs, settings, x.ncols(), y.ncols()), quiet);
+    let bar = progress_bar(crate::estimators::training_steps(specs, settings, x.as_view(), y.as_view()), quiet);
     let inc = |k: u64| bar.inc(k);
     let c = compare(specs, settings, x.as_view(), y.as_view(), seed, Some(&inc));
     bar.finish_and_clear();
@@ -248,6 +248,8 @@ pub struct Output<'a> {
     pub selfcheck: bool,
 }
 
+/// Runs the comparison (and its self-check) and prints it, writing the trace and its figure
+/// when some estimate trained; returns whether one did.
 pub(super) fn run_and_report(
     x: &DMatrix<f64>,
     y: &DMatrix<f64>,
@@ -255,7 +257,7 @@ pub(super) fn run_and_report(
     seed: u64,
     unit: Unit,
     output: Output<'_>,
-) -> Result<()> {
+) -> Result<bool> {
     // The settings are checked once, here, for the comparison and its self-check.
     let (specs, settings) = (&cfg.0[..], &cfg.1.check()?);
     let mut est = run_compare(x, y, (specs, settings), seed, output.quiet)?;
@@ -263,7 +265,7 @@ pub(super) fn run_and_report(
         if !output.quiet {
             eprintln!("self-check: the headline estimator on two halves side by side, a monotone map and a shuffle");
         }
-        let steps = crate::estimators::self_check_steps(specs, settings, x.ncols(), y.ncols());
+        let steps = crate::estimators::self_check_steps(specs, settings, x.as_view(), y.as_view());
         let bar = progress_bar(steps, output.quiet);
         let inc = |k: u64| bar.inc(k);
         let checked = est.with_self_check(specs, settings, (x.as_view(), y.as_view()), seed, Some(&inc));
@@ -271,14 +273,20 @@ pub(super) fn run_and_report(
         est = checked?;
     }
     // Side files first, so a failure there leaves no report claiming success.
-    if let Some(p) = output.trace {
+    // Nothing trained (a classical headline): no empty trace or blank figure, and say why.
+    let traced = !est.trace.is_empty();
+    for p in [output.trace, output.plot].into_iter().flatten().filter(|_| !traced) {
+        eprintln!("{} not written: no estimate trained a critic, so there is no training trace", p.display());
+    }
+    if let Some(p) = output.trace.filter(|_| traced) {
         write_atomic(p, trace_csv(&est).as_bytes())?;
     }
-    if let Some(p) = output.plot {
+    if let Some(p) = output.plot.filter(|_| traced) {
         trace_figure(&est, "mibound estimate: training trace").save(p)?;
     }
     let out = if output.json { json(&est, unit)? + "\n" } else { table(&est, unit) };
-    std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))
+    std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))?;
+    Ok(traced)
 }
 
 /// What `estimate` tells a user whose columns look like class labels.
@@ -304,5 +312,5 @@ pub fn estimate(
     let mut cfg = cfg;
     // Declared labels: the neural bounds embed them (one-hot); the others were checked above.
     cfg.1.neural.labels = super::features::check_estimators(&cfg.0, &l, discrete)?;
-    run_and_report(&l.x, &l.y, &cfg, opts.seed, unit, output)
+    run_and_report(&l.x, &l.y, &cfg, opts.seed, unit, output).map(|_| ())
 }

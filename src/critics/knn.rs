@@ -46,9 +46,10 @@
 //! `I(X; Y) = Σ_b I(X_b; Y_b)`. A neighbourhood in all columns at once must be close in every
 //! block together (two images side by side: of the same classes in both), which takes far more
 //! rows than being close in one block; the sum `Σ_b S_b(x_b, y_b)` of one critic per block
-//! needs only the latter. [`dependent_blocks`] finds candidate blocks from the columns'
+//! needs only the latter. [`crate::blocks::dependent_blocks`] finds candidate blocks from the columns'
 //! correlations; since any function is a critic, wrong blocks cost tightness, not validity.
 
+use crate::blocks::Block;
 use crate::error::{Error, Result};
 use crate::gemm::{Backend, Op, gemm};
 use nalgebra::{DMatrix, DMatrixView};
@@ -348,78 +349,6 @@ fn picked<'a>(m: &'a DMatrix<f32>, positions: &[usize]) -> std::borrow::Cow<'a, 
     }
 }
 
-/// Columns that read together: the columns of `x` and of `y` of one block of a [`KnnSum`].
-pub type Block = (Vec<usize>, Vec<usize>);
-
-/// The blocks of dependent columns of `x` and `y` (the same rows): the columns of both joined
-/// in one graph, an edge between two columns whose sample correlation reads `|r|·√m > z` on
-/// each of two halves of the rows (the even and the odd rows, `m` rows each; under
-/// independence `r·√m` is about standard normal), and its connected components. Components
-/// with columns of both `x` and `y` are returned, each with its columns ascending, in the order
-/// of their first `x` column; constant columns join none.
-///
-/// Both halves must show the link because a column that is nearly constant (a pixel lit in a
-/// few images) correlates with another such column far beyond the normal tail when the few
-/// rows happen to coincide; that rarely happens in both halves at once. When `(X_b, Y_b)` are
-/// independent blocks, `I(X; Y) = Σ_b I(X_b; Y_b)`, and a critic that adds one critic per block
-/// ([`KnnSum::counted`], [`KnnSum::walks`]) has that structure; found by correlation, the
-/// blocks may be wrong, which costs a critic that reads them tightness, never validity.
-pub fn dependent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64) -> Vec<Block> {
-    let dx = x.ncols();
-    let d = dx + y.ncols();
-    // |r| of every pair of columns over the rows of parity `p`.
-    let correlations = |p: usize| {
-        let rows: Vec<usize> = (p..x.nrows()).step_by(2).collect();
-        let m = rows.len().max(1) as f64;
-        let mut s = DMatrix::<f64>::zeros(rows.len(), d);
-        for (j, c) in x.column_iter().chain(y.column_iter()).enumerate() {
-            let v: Vec<f64> = rows.iter().map(|&i| c[i]).collect();
-            let mean = v.iter().sum::<f64>() / m;
-            let sd = (v.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / m).sqrt();
-            // Constant columns stay at 0 and correlate with nothing.
-            if sd > 0.0 {
-                for (i, a) in v.iter().enumerate() {
-                    s[(i, j)] = (a - mean) / sd;
-                }
-            }
-        }
-        (s.tr_mul(&s) / m, z / m.sqrt())
-    };
-    let ((even, limit), (odd, _)) = (correlations(0), correlations(1));
-    // Union-find over the columns.
-    let mut parent: Vec<usize> = (0..d).collect();
-    fn root(parent: &mut [usize], mut a: usize) -> usize {
-        while parent[a] != a {
-            parent[a] = parent[parent[a]];
-            a = parent[a];
-        }
-        a
-    }
-    for a in 0..d {
-        for b in a + 1..d {
-            if even[(a, b)].abs().min(odd[(a, b)].abs()) > limit {
-                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-                parent[ra.max(rb)] = ra.min(rb);
-            }
-        }
-    }
-    let mut blocks: Vec<(usize, Block)> = Vec::new();
-    for j in 0..d {
-        let top = root(&mut parent, j);
-        let at = match blocks.iter().position(|b| b.0 == top) {
-            Some(at) => at,
-            None => {
-                blocks.push((top, (Vec::new(), Vec::new())));
-                blocks.len() - 1
-            }
-        };
-        if j < dx { blocks[at].1.0.push(j) } else { blocks[at].1.1.push(j - dx) }
-    }
-    let mut out: Vec<Block> = blocks.into_iter().map(|b| b.1).filter(|b| !b.0.is_empty() && !b.1.is_empty()).collect();
-    out.sort_by_key(|b| b.0[0]);
-    out
-}
-
 /// A sum of nearest-neighbour critics, one per block of columns: `S(x, y) = Σ_b S_b(x_b, y_b)`
 /// with `S_b` the [`Knn`] critic of block `b`'s columns (the same `k` and steps in each). With
 /// one block of every column ([`KnnSum::whole`]) it is that one critic. Any function is a
@@ -716,6 +645,7 @@ mod tests {
 
     #[test]
     fn finds_independent_blocks_of_dependent_columns() {
+        use crate::blocks::dependent_blocks;
         let (x, y) = two_pairs(2000, 7);
         let blocks = dependent_blocks(x.as_view(), y.as_view(), 6.0);
         assert_eq!(blocks, vec![(vec![0, 2], vec![1, 3]), (vec![1, 3], vec![0, 2])]);

@@ -16,7 +16,7 @@
 //! | [`Concat`] | `h([x; y])` on all `N·M` pairs | MINE (Belghazi et al. 2018) |
 //! | [`GaussianConditional`] | `log q(y|x)`, `q = N(μ(x), diag σ²(x))` | CLUB (Cheng et al. 2020), Barber & Agakov 2003 |
 //! | [`Knn`] (not trained) | `log` of shared nearest neighbours in a reference set over `k²/M` | after Kraskov et al. 2004's neighbourhoods |
-//! | [`KnnSum`] (not trained) | `Σ_b` of [`Knn`] critics on blocks of dependent columns ([`dependent_blocks`]) | `I(X; Y) = Σ_b I(X_b; Y_b)` for independent blocks |
+//! | [`KnnSum`] (not trained) | `Σ_b` of [`Knn`] critics on blocks of dependent columns ([`crate::blocks::dependent_blocks`]) | `I(X; Y) = Σ_b I(X_b; Y_b)` for independent blocks |
 
 mod bilinear;
 mod concat;
@@ -29,7 +29,7 @@ mod separable;
 pub use bilinear::Bilinear;
 pub use concat::Concat;
 pub use gaussian::{GaussianConditional, Variance};
-pub use knn::{Block, Knn, KnnSum, dependent_blocks};
+pub use knn::{Knn, KnnSum};
 pub use mlp::{Activation, Init, Mlp, MlpSpec};
 pub use moco::Moco;
 pub use separable::{Separable, Similarity};

@@ -3,7 +3,7 @@
 //! [`Estimator`]. In a comparison, [`super::compare`] expands `auto` into the headline and its
 //! cross-check ([`EstimatorSpec::resolve_with_labels`]).
 
-use super::classical::label_estimator;
+use super::classical::{BLOCKS_K, label_estimator, normal_score_blocks};
 use super::{Estimate, Estimator, EstimatorSpec, Kind, Settings};
 use crate::bounds::BoundSpec;
 use crate::data::kinds::LabelColumns;
@@ -41,6 +41,58 @@ impl EstimatorSpec {
     ) -> Vec<EstimatorSpec> {
         Self::expand(specs, &Self::auto_with_labels(dx, dy, labels))
     }
+
+    /// What `auto` stands for on these data: [`EstimatorSpec::auto_with_labels`]'s list, except
+    /// where the columns fall into blocks that KSG reads well one by one
+    /// ([`sums_blocks`]): then `ksg-blocks` alone.
+    pub fn auto_for(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, labels: &LabelColumns) -> Vec<EstimatorSpec> {
+        if labels.is_empty() && sums_blocks(x, y) {
+            return vec![EstimatorSpec::KsgBlocks { k: BLOCKS_K }];
+        }
+        Self::auto_with_labels(x.ncols(), y.ncols(), labels)
+    }
+
+    /// `specs` with every `auto` replaced by [`EstimatorSpec::auto_for`]'s list for these data
+    /// (an estimator named twice is kept once).
+    pub fn resolve_for(
+        specs: &[EstimatorSpec],
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        labels: &LabelColumns,
+    ) -> Vec<EstimatorSpec> {
+        if !specs.contains(&EstimatorSpec::Auto) {
+            return Self::expand(specs, &[]);
+        }
+        Self::expand(specs, &Self::auto_for(x, y, labels))
+    }
+}
+
+/// The most joint dimensions at which `auto` looks for blocks ([`sums_blocks`]): the moments
+/// of 2 × 200 columns take 4·10⁴ correlations per half of the rows.
+pub const MAX_BLOCK_SEARCH: usize = 200;
+
+/// Whether `auto` sums KSG over blocks (`ksg-blocks`) on these data: more than
+/// [`super::LOW_DIMENSION`] (and at most [`MAX_BLOCK_SEARCH`]) joint dimensions, and the
+/// columns' normal scores fall into two or more blocks independent of each other in their
+/// first two moments ([`normal_score_blocks`]), each of at most `LOW_DIMENSION` joint dimensions
+/// — where KSG on normal scores is the headline anyway — with no column left out.
+///
+/// Why it may be the headline although it is not a bound: for independent blocks
+/// `I(X; Y) = Σ_b I(X_b; Y_b)` exactly, and each term is a low-dimensional MI, which KSG
+/// estimates consistently with small bias (the reason it is the headline up to
+/// `LOW_DIMENSION`). A column left out of every block may still carry MI that no correlation of
+/// it or its square shows, so then the data go to the neural bound. Chosen on the tuning half
+/// of the suite (docs/results.md, section 22).
+pub fn sums_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
+    let d = x.ncols() + y.ncols();
+    if d <= super::LOW_DIMENSION || d > MAX_BLOCK_SEARCH || x.nrows() < 2 * (BLOCKS_K + 1) {
+        return false;
+    }
+    let (blocks, left) = normal_score_blocks(x, y);
+    blocks.len() >= 2
+        && blocks.iter().all(|b| b.0.len() + b.1.len() <= super::LOW_DIMENSION)
+        && left.0.is_empty()
+        && left.1.is_empty()
 }
 
 /// The default headline for the data at hand.
@@ -61,7 +113,7 @@ impl Estimator for Auto {
     }
 
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
-        let headline = EstimatorSpec::auto_with_labels(x.ncols(), y.ncols(), &self.settings.neural.labels)[0];
+        let headline = EstimatorSpec::auto_for(x, y, &self.settings.neural.labels)[0];
         headline.build(&self.settings)?.estimate(x, y, seed)
     }
 }

@@ -70,7 +70,7 @@ impl Comparison {
         progress: Option<&dyn Progress>,
     ) -> Result<Self> {
         let Some(i) = self.headline_index() else { return Ok(self) };
-        let spec = EstimatorSpec::resolve_with_labels(specs, x.ncols(), y.ncols(), &settings.neural_config().labels)[i];
+        let spec = EstimatorSpec::resolve_for(specs, x, y, &settings.neural_config().labels)[i];
         let estimator = spec.build(settings)?;
         // Two copies side by side: the label columns of the second copy too.
         let mut twice = settings.to_settings();
@@ -173,7 +173,7 @@ pub fn compare<S: SettingsGuard + ?Sized>(
     if specs.is_empty() {
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
     }
-    let specs = &EstimatorSpec::resolve_with_labels(specs, x.ncols(), y.ncols(), &settings.neural_config().labels);
+    let specs = &EstimatorSpec::resolve_for(specs, x, y, &settings.neural_config().labels);
     let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
     let (mut from_neural, trace) = if bounds.is_empty() {
         (Vec::new().into_iter(), Vec::new())
@@ -403,21 +403,31 @@ fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
         .collect()
 }
 
-/// The most training steps [`compare`] takes for `specs` on `dx + dy` columns (`auto` resolved
+/// The most training steps [`compare`] takes for `specs` on `x` and `y` (`auto` resolved
 /// first, as `compare` resolves it), for a progress bar's length.
-pub fn training_steps<S: SettingsGuard + ?Sized>(specs: &[EstimatorSpec], settings: &S, dx: usize, dy: usize) -> u64 {
+pub fn training_steps<S: SettingsGuard + ?Sized>(
+    specs: &[EstimatorSpec],
+    settings: &S,
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+) -> u64 {
     let cfg = settings.neural_config();
-    let resolved = EstimatorSpec::resolve_with_labels(specs, dx, dy, &cfg.labels);
+    let resolved = EstimatorSpec::resolve_for(specs, x, y, &cfg.labels);
     let bounds: Vec<_> = resolved.iter().filter_map(|s| s.bound()).collect();
     cfg.max_training_steps(&bounds)
 }
 
-/// The most training steps the self-check of a comparison of `specs` on `dx + dy` columns takes:
+/// The most training steps the self-check of a comparison of `specs` on `x` and `y` takes:
 /// four estimates by its headline ([`Comparison::headline_index`]: the first lower bound, else
 /// the first estimator; 0 when it trains nothing), for a progress bar's length.
-pub fn self_check_steps<S: SettingsGuard + ?Sized>(specs: &[EstimatorSpec], settings: &S, dx: usize, dy: usize) -> u64 {
+pub fn self_check_steps<S: SettingsGuard + ?Sized>(
+    specs: &[EstimatorSpec],
+    settings: &S,
+    x: DMatrixView<'_, f64>,
+    y: DMatrixView<'_, f64>,
+) -> u64 {
     let lower = |b: &crate::bounds::BoundSpec| b.build::<f32>().is_ok_and(|b| b.kind() == Kind::Lower);
-    let resolved = EstimatorSpec::resolve_with_labels(specs, dx, dy, &settings.neural_config().labels);
+    let resolved = EstimatorSpec::resolve_for(specs, x, y, &settings.neural_config().labels);
     let headline =
         resolved.iter().filter_map(|s| s.bound()).find(lower).or_else(|| resolved.first().and_then(|s| s.bound()));
     headline.map_or(0, |b| 4 * settings.neural_config().max_training_steps(&[b]))

@@ -15,8 +15,9 @@ use crate::optim::AdamConfig;
 use serde::{Deserialize, Serialize};
 
 /// The estimators `mibound estimate` and Python's `mibound.estimate` run when none are named:
-/// `auto`, which [`EstimatorSpec::auto`] resolves by the data's dimensions. Every other
-/// estimator is opt-in.
+/// `auto`, which [`EstimatorSpec::auto_for`] resolves by the data (their dimensions, and
+/// whether their columns fall into independent low-dimensional blocks). Every other estimator
+/// is opt-in.
 pub const DEFAULT_ESTIMATORS: &str = "auto";
 
 /// Up to this many joint dimensions (`dx + dy`) the default headline is KSG on normal scores;
@@ -279,9 +280,17 @@ pub enum EstimatorSpec {
         #[serde(default)]
         normal_scores: bool,
     },
-    /// The default estimate (`auto`): the estimators [`EstimatorSpec::auto`] chooses for the
-    /// data's dimensions. Alone it is the headline; in a comparison it stands for the headline
-    /// and its cross-check.
+    /// KSG summed over blocks of columns independent of each other (`ksg-blocks`,
+    /// `ksg-blocks:k=5`): KSG-1 on normal scores within each block of
+    /// [`crate::blocks::independent_blocks`]; see [`crate::estimators::classical::ksg`].
+    #[serde(rename = "ksg-blocks")]
+    KsgBlocks {
+        /// Neighbours (≥ 1; default 3).
+        k: usize,
+    },
+    /// The default estimate (`auto`): the estimators [`EstimatorSpec::auto_for`] chooses for
+    /// the data. Alone it is the headline; in a comparison it stands for the headline and its
+    /// cross-check.
     Auto,
     /// The bias-corrected Gaussian / canonical-correlation estimate (`gaussian`, alias `cca`).
     Gaussian,

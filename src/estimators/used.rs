@@ -38,6 +38,9 @@ pub enum SettingsUsed {
         subsamples: usize,
         /// How neighbours were searched.
         search: KsgSearch,
+        /// `ksg-blocks`: the blocks summed over and the columns of x and y left out of them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blocks: Option<(Vec<crate::blocks::Block>, crate::blocks::Block)>,
     },
     /// The binned plug-in (`binned`).
     Binned {

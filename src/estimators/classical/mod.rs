@@ -57,7 +57,7 @@ pub use gaussian::{
     Copula, Gaussian, canonical_correlations, copula_mi, gaussian_mi, gaussian_mi_plugin, normal_scores,
 };
 pub use interval::{DEFAULT_SUBSAMPLES, EstimateFn, Subsampled, subsampling_interval};
-pub use ksg::{Ksg, KsgMargins, KsgSearch, KsgVariant, ksg_mi, ksg_with};
+pub use ksg::{Ksg, KsgMargins, KsgSearch, KsgVariant, ksg_mi, ksg_with, normal_score_blocks};
 pub use mixed::{
     MixedKsg, ROSS_DEFAULT_K, Ross, Side, check_kinds, check_label_columns, label_estimator, mixed_ksg_mi,
     reads_labels, ross_mi,
@@ -73,8 +73,12 @@ use std::time::Instant;
 /// Default number of neighbours of KSG (as bmi; scikit-learn uses 3).
 pub const DEFAULT_K: usize = 5;
 
+/// Default number of neighbours of `ksg-blocks`: the low-dimensional headline's (KSG-1, k = 3,
+/// on normal scores; [`super::LOW_DIMENSION`]), which each block is.
+pub const BLOCKS_K: usize = 3;
+
 /// The classical names, for error messages and `--help`.
-pub const NAMES: &str = "ksg[:k=5][:variant=1|2][:margins=standard|normal], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5]";
+pub const NAMES: &str = "ksg[:k=5][:variant=1|2][:margins=standard|normal], ksg-blocks[:k=3], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5]";
 
 /// Parses a classical estimator name. `None` when the family is not a classical one (the
 /// caller then tries the neural names); `Some(Err(..))` for a classical family with bad
@@ -84,6 +88,7 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
     let family = name.family.as_str();
     let keys: &[&str] = match family {
         "ksg" => &["k", "variant", "margins"],
+        "ksg-blocks" => &["k"],
         "gaussian" | "cca" | "copula" => &[],
         "binned" => &["bins"],
         "discrete" => &["correction"],
@@ -113,6 +118,9 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
                     }
                 };
                 EstimatorSpec::Ksg { k, variant, normal_scores }
+            }
+            "ksg-blocks" => {
+                EstimatorSpec::KsgBlocks { k: get("k").map_or(Ok(BLOCKS_K), |v| parse_count("ksg-blocks k", v, 1))? }
             }
             "gaussian" | "cca" => EstimatorSpec::Gaussian,
             "copula" => EstimatorSpec::Copula,
@@ -159,6 +167,7 @@ pub(crate) fn spec_name(spec: &EstimatorSpec) -> Option<String> {
             let m = if normal_scores { ":margins=normal" } else { "" };
             format!("ksg:k={k}{v}{m}")
         }
+        EstimatorSpec::KsgBlocks { k } => format!("ksg-blocks:k={k}"),
         EstimatorSpec::Gaussian => "gaussian".into(),
         EstimatorSpec::Copula => "copula".into(),
         EstimatorSpec::Binned { bins: None } => "binned".into(),
@@ -180,6 +189,9 @@ pub fn build(spec: &EstimatorSpec) -> Result<Box<dyn Estimator>> {
         EstimatorSpec::Ksg { k, variant, normal_scores } => {
             let margins = if normal_scores { KsgMargins::NormalScores } else { KsgMargins::Standardized };
             Box::new(Ksg { margins, ..Ksg::new(k, KsgVariant::from_number(variant)?)? })
+        }
+        EstimatorSpec::KsgBlocks { k } => {
+            Box::new(Ksg { margins: KsgMargins::NormalScores, blocks: true, ..Ksg::new(k, KsgVariant::Ksg1)? })
         }
         EstimatorSpec::Gaussian => Box::new(Gaussian::default()),
         EstimatorSpec::Copula => Box::new(Copula::default()),

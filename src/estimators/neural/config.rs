@@ -26,15 +26,7 @@ pub const MAX_WALK_ROWS: usize = 8000;
 /// (docs/results.md, section 17).
 pub const STEP_THREADS: usize = 2;
 
-/// The correlation, in standard errors (`|r|·√m` on each half of a fold's fit rows, `m` rows
-/// each), above which two columns belong to the same block of the blocked nearest-neighbour
-/// candidates ([`crate::critics::dependent_blocks`], [`NeuralConfig::knn_blocks`]). Chosen on
-/// the tuning half's `digits_x2-0.6` at seeds 0–2 (docs/results.md, section 20): at 6 the two
-/// independent pairs of images fall into two blocks at every seed; at 8 some pixels' links
-/// within a pair no longer show in both halves (one block of 54 + 55 pixels at seed 0, none at
-/// seed 1); a threshold on the correlation of all rows at once merged the pairs at seed 2, at
-/// 6 and at 8 standard errors (pixels lit in a few images correlate far beyond the normal tail).
-pub const BLOCK_LINK_Z: f64 = 6.0;
+pub use crate::blocks::BLOCK_LINK_Z;
 /// The most blocks a blocked candidate sums: every block costs its own graphs and walks.
 /// With more blocks found, there is no blocked candidate.
 pub const MAX_BLOCKS: usize = 8;
@@ -228,7 +220,7 @@ pub struct NeuralConfig {
     /// (only with at most [`MAX_WALK_ROWS`] fit rows). Empty: none.
     pub knn_walks: Vec<usize>,
     /// The nearest-neighbour candidates again, each summed over the blocks of dependent
-    /// columns of a fold's fit rows ([`crate::critics::dependent_blocks`] at
+    /// columns of a fold's fit rows ([`crate::blocks::dependent_blocks`] at
     /// [`BLOCK_LINK_Z`]), when there are 2 to [`MAX_BLOCKS`] blocks or they leave columns out.
     pub knn_blocks: bool,
 }

@@ -8,8 +8,9 @@
 use super::TraceRow;
 use super::config::{BLOCK_LINK_Z, MAX_BLOCK_COLUMNS, MAX_BLOCKS, NeighbourPlan, NeuralConfig};
 use super::plan::{CriticGroup, FoldRows, Plan};
+use crate::blocks::{Block, dependent_blocks};
 use crate::bounds::{Bound, BoundSpec};
-use crate::critics::{Block, Critic, CriticSpec, Init, KnnSum, dependent_blocks};
+use crate::critics::{Critic, CriticSpec, Init, KnnSum};
 use crate::error::Result;
 use crate::estimators::{Warning, WarningCode};
 use crate::optim::{Adam, AdamConfig};

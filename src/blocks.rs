@@ -1,0 +1,207 @@
+//! Blocks of dependent columns: the columns of `x` and `y` joined in one graph, an edge
+//! between two columns whose sample correlation is far beyond chance on each of two halves of
+//! the rows, and the graph's connected components.
+//!
+//! When the columns fall into blocks `(X_b, Y_b)` that are independent of each other, the
+//! density ratio is the product of the blocks' ratios, so `I(X; Y) = Σ_b I(X_b; Y_b)`: a
+//! critic may add one critic per block ([`crate::critics::KnnSum`]), and an estimate may add
+//! one low-dimensional estimate per block (`ksg-blocks`). Correlation sees linear dependence;
+//! [`independent_blocks`] also links columns whose squares correlate with each other or with
+//! the other column (a shared scale, `y = x²`), so that blocks it keeps apart are independent in
+//! their first two moments.
+
+use nalgebra::{DMatrix, DMatrixView};
+
+/// Columns that read together: the columns of `x` and of `y` of one block.
+pub type Block = (Vec<usize>, Vec<usize>);
+
+/// The correlation, in standard errors (`|r|·√m` on each half of the rows, `m` rows each),
+/// above which two columns belong to the same block. Chosen on the tuning half's
+/// `digits_x2-0.6` at seeds 0–2 (docs/results.md, section 20): at 6 the two independent pairs
+/// of images fall into two blocks at every seed; at 8 some pixels' links within a pair no longer
+/// show in both halves (one block of 54 + 55 pixels at seed 0, none at seed 1); a threshold on
+/// the correlation of all rows at once merged the pairs at seed 2, at 6 and at 8 standard
+/// errors (pixels lit in a few images correlate far beyond the normal tail).
+pub const BLOCK_LINK_Z: f64 = 6.0;
+
+/// The blocks of linearly dependent columns of `x` and `y` (the same rows): an edge between
+/// two columns (of either side) whose sample correlation reads `|r|·√m > z` on each of two
+/// halves of the rows (the even and the odd rows, `m` rows each; under independence `r·√m` is
+/// about standard normal), and the graph's connected components. Components with columns of
+/// both `x` and `y` are returned, each with its columns ascending, in the order of their first
+/// `x` column; constant columns join none.
+///
+/// Both halves must show the link because a column that is nearly constant (a pixel lit in a
+/// few images) correlates with another such column far beyond the normal tail when the few
+/// rows happen to coincide; that rarely happens in both halves at once. Found by correlation,
+/// the blocks may be wrong, which costs a critic summed over them tightness, never validity.
+pub fn dependent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64) -> Vec<Block> {
+    let d = x.ncols() + y.ncols();
+    let columns: Vec<Vec<f64>> = x.column_iter().chain(y.column_iter()).map(|c| c.iter().copied().collect()).collect();
+    let mut parent: Vec<usize> = (0..d).collect();
+    link(&columns, z, &mut parent, |a, b| vec![(a, b)]);
+    components(&mut parent, x.ncols()).0
+}
+
+/// Blocks that are independent of each other in their first two moments, and the columns left
+/// out of them: as [`dependent_blocks`], but two columns `a`, `b` are also linked when one of
+/// `corr(a², b²)`, `corr(a², b)`, `corr(a, b²)` (of the columns centred and scaled on each half)
+/// is beyond `z` standard errors on both halves. Returns the components with columns of both
+/// sides, and the columns of `x` and of `y` in components of one side only (dependent on no
+/// column of the other side, in those moments).
+///
+/// Two such blocks can still depend on each other in ways no correlation of the columns and
+/// their squares shows; their MI then need not add. The squares catch the usual ones: a scale
+/// shared by all columns (Student-t), a column that is a function of another's magnitude.
+pub fn independent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64) -> (Vec<Block>, Block) {
+    let d = x.ncols() + y.ncols();
+    let mut columns: Vec<Vec<f64>> =
+        x.column_iter().chain(y.column_iter()).map(|c| c.iter().copied().collect()).collect();
+    // Column d + j is the square of column j, centred and scaled first.
+    for j in 0..d {
+        let mut s = columns[j].clone();
+        standardise(&mut s);
+        columns.push(s.iter().map(|v| v * v).collect());
+    }
+    let mut parent: Vec<usize> = (0..d).collect();
+    link(&columns, z, &mut parent, |a, b| vec![(a, b), (a + d, b + d), (a + d, b), (a, b + d)]);
+    components(&mut parent, x.ncols())
+}
+
+/// Centres and scales `v` (`1/n` variance); a constant column becomes 0.
+fn standardise(v: &mut [f64]) {
+    let n = v.len().max(1) as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let sd = (v.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / n).sqrt();
+    v.iter_mut().for_each(|a| *a = if sd > 0.0 { (*a - mean) / sd } else { 0.0 });
+}
+
+/// Joins, in the union-find `parent` over the first `parent.len()` columns, every pair `a < b`
+/// of them for which one of the entries `tests(a, b)` (pairs of indices into `columns`)
+/// correlates beyond `z` standard errors on both the even and the odd rows.
+fn link(columns: &[Vec<f64>], z: f64, parent: &mut [usize], tests: impl Fn(usize, usize) -> Vec<(usize, usize)>) {
+    let n = columns.first().map_or(0, Vec::len);
+    // The correlations of every pair of `columns` over the rows of parity `p`.
+    let correlations = |p: usize| {
+        let rows: Vec<usize> = (p..n).step_by(2).collect();
+        let m = rows.len().max(1) as f64;
+        let mut s = DMatrix::<f64>::zeros(rows.len(), columns.len());
+        for (j, c) in columns.iter().enumerate() {
+            let mut v: Vec<f64> = rows.iter().map(|&i| c[i]).collect();
+            standardise(&mut v);
+            s.column_mut(j).copy_from_slice(&v);
+        }
+        (s.tr_mul(&s) / m, z / m.sqrt())
+    };
+    let ((even, limit), (odd, _)) = (correlations(0), correlations(1));
+    let d = parent.len();
+    for a in 0..d {
+        for b in a + 1..d {
+            if tests(a, b).iter().any(|&(i, j)| even[(i, j)].abs().min(odd[(i, j)].abs()) > limit) {
+                let (ra, rb) = (root(parent, a), root(parent, b));
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+    }
+}
+
+fn root(parent: &mut [usize], mut a: usize) -> usize {
+    while parent[a] != a {
+        parent[a] = parent[parent[a]];
+        a = parent[a];
+    }
+    a
+}
+
+/// The components of the union-find over `dx` columns of x then those of y: those with both
+/// sides (ascending columns, in the order of their first x column), and the columns of x and
+/// of y in the others.
+fn components(parent: &mut [usize], dx: usize) -> (Vec<Block>, Block) {
+    let mut found: Vec<(usize, Block)> = Vec::new();
+    for j in 0..parent.len() {
+        let top = root(parent, j);
+        let at = match found.iter().position(|b| b.0 == top) {
+            Some(at) => at,
+            None => {
+                found.push((top, (Vec::new(), Vec::new())));
+                found.len() - 1
+            }
+        };
+        if j < dx { found[at].1.0.push(j) } else { found[at].1.1.push(j - dx) }
+    }
+    let (mut blocks, mut left): (Vec<Block>, Block) = (Vec::new(), (Vec::new(), Vec::new()));
+    for (_, b) in found {
+        if !b.0.is_empty() && !b.1.is_empty() {
+            blocks.push(b);
+        } else {
+            left.0.extend(b.0);
+            left.1.extend(b.1);
+        }
+    }
+    blocks.sort_by_key(|b| b.0[0]);
+    left.0.sort_unstable();
+    left.1.sort_unstable();
+    (blocks, left)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_distr::{Distribution, StandardNormal};
+
+    /// `m` rows of three columns of x and of y from `row`, which draws from `draw`.
+    fn sample(m: usize, seed: u64, row: impl Fn(&mut dyn FnMut() -> f64) -> [f64; 6]) -> (DMatrix<f64>, DMatrix<f64>) {
+        let mut r = crate::rng::rng(seed);
+        let mut draw = || -> f64 { StandardNormal.sample(&mut r) };
+        let rows: Vec<[f64; 6]> = (0..m).map(|_| row(&mut draw)).collect();
+        (DMatrix::from_fn(m, 3, |i, j| rows[i][j]), DMatrix::from_fn(m, 3, |i, j| rows[i][3 + j]))
+    }
+
+    /// Three independent pairs `y_j = x_j + e_j`: three blocks, nothing left out, by either rule.
+    #[test]
+    fn independent_pairs_are_blocks_of_one_column_each() {
+        let (x, y) = sample(2000, 1, |d| {
+            let u = [d(), d(), d()];
+            [u[0], u[1], u[2], u[0] + d(), u[1] + d(), u[2] + d()]
+        });
+        let pairs: Vec<Block> = (0..3).map(|j| (vec![j], vec![j])).collect();
+        assert_eq!(dependent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z), pairs);
+        assert_eq!(independent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z), (pairs, (vec![], vec![])));
+    }
+
+    /// Two pairs and a noise column that share one scale `s` (a Student-t with 3 degrees of
+    /// freedom), on normal scores as `ksg-blocks` reads them: uncorrelated across the pairs, so
+    /// correlation splits them, but their squares correlate, and the moments join everything
+    /// into one block.
+    #[test]
+    fn a_shared_scale_joins_the_blocks() {
+        let (mut x, mut y) = sample(4000, 2, |d| {
+            let s = ((d().powi(2) + d().powi(2) + d().powi(2)) / 3.0).sqrt();
+            let (u, v) = (d() / s, d() / s);
+            [u, v, d() / s, (u + d()) / s, (v + d()) / s, d() / s]
+        });
+        for mut c in x.column_iter_mut().chain(y.column_iter_mut()) {
+            let v: Vec<f64> = c.iter().copied().collect();
+            c.copy_from_slice(&crate::ranks::normal_scores(&v, crate::ranks::PlottingPosition::Weibull));
+        }
+        let split = dependent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z);
+        assert_eq!(split, vec![(vec![0], vec![0]), (vec![1], vec![1])]);
+        let (joined, left) = independent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z);
+        assert_eq!(joined, vec![(vec![0, 1, 2], vec![0, 1, 2])]);
+        assert_eq!(left, (vec![], vec![]));
+    }
+
+    /// `y_1 = x_0² + e` does not correlate with `x_0` but its moments link it to the block of
+    /// `x_0` and `y_0`; `x_2` and `y_2` depend on nothing and are left out, `x_1` too.
+    #[test]
+    fn a_square_links_and_independent_columns_are_left_out() {
+        let (x, y) = sample(2000, 3, |d| {
+            let u = d();
+            [u, d(), d(), u + d(), u * u + 0.5 * d(), d()]
+        });
+        assert_eq!(dependent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z), vec![(vec![0], vec![0])]);
+        let (blocks, left) = independent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z);
+        assert_eq!(blocks, vec![(vec![0], vec![0, 1])]);
+        assert_eq!(left, (vec![1, 2], vec![2]));
+    }
+}

@@ -1,0 +1,73 @@
+//! `auto` sums KSG over blocks of independent columns (`ksg-blocks`) where the columns fall
+//! into two or more blocks of at most `LOW_DIMENSION` joint dimensions with none left out
+//! (`estimators::auto::sums_blocks`), and only there.
+
+use mibound::estimators::classical::{Ksg, KsgMargins, KsgVariant};
+use mibound::estimators::{Comparison, Estimator, EstimatorSpec, Settings, compare};
+use nalgebra::DMatrix;
+
+fn parse(name: &str) -> EstimatorSpec {
+    EstimatorSpec::parse(name).unwrap()
+}
+
+/// `auto`'s list for a task's draw of 2000 rows at seed 0, and the draw.
+fn auto_on(task: &str) -> (Vec<EstimatorSpec>, (DMatrix<f64>, DMatrix<f64>)) {
+    let (x, y) = mibound::tasks::get(task).unwrap().draw(2000, 0).unwrap();
+    (EstimatorSpec::auto_for(x.as_view(), y.as_view(), &Default::default()), (x, y))
+}
+
+/// Three pairs with additive uniform noise (I = 1, docs/tasks.md): `ksg-blocks` alone, its
+/// value the sum of KSG on each pair (to the bit without the tie noise; with it, a tie broken
+/// otherwise moves one count by one, `|Δψ| ≈ 1/n_x ≈ 0.01` in one of 2000 terms, and the
+/// bound 10⁻⁴ allows about twenty such ties), within the
+/// tolerance of #25 of the truth; the self-check's additivity reads 2 ± 0.4 and its other
+/// checks pass.
+#[test]
+fn independent_pairs_are_summed_pair_by_pair() {
+    let (auto, (x, y)) = auto_on("additive-uniform-3-0.75");
+    assert_eq!(auto, [parse("ksg-blocks:k=3")]);
+    let settings = Settings::default();
+    let c = compare(&[EstimatorSpec::Auto], &settings, x.as_view(), y.as_view(), 0, None).unwrap();
+    let e = &c.estimates[0];
+    assert_eq!(e.estimator, "ksg-blocks:k=3");
+    assert!(e.label.ends_with("summed over 3 blocks"), "{}", e.label);
+    // Without the tie noise (whose draws differ between one block and all columns, and break
+    // the exact ties of distances between normal scores differently) the sum is exact.
+    let plain = Ksg { margins: KsgMargins::NormalScores, noise: 0.0, ..Ksg::new(3, KsgVariant::Ksg1).unwrap() };
+    let summed = Ksg { blocks: true, ..plain.clone() }.estimate(x.as_view(), y.as_view(), 0).unwrap();
+    let mut sum = 0.0;
+    for j in 0..3 {
+        sum += plain.estimate(x.columns(j, 1), y.columns(j, 1), 0).unwrap().value;
+    }
+    assert_eq!(summed.value, sum, "the pairs' KSG estimates added");
+    assert!((e.value - sum).abs() < 1e-4, "with the tie noise: {} against {sum}", e.value);
+    // The truth is 1 nat; the tolerance of #25 is max(0.25, 25 %) = 0.25.
+    assert!((e.value - 1.0).abs() < 0.25, "{}", e.value);
+    assert!(e.interval.low < e.value && e.value < e.interval.high, "{:?}", e.interval);
+    let checked: Comparison =
+        c.with_self_check(&[EstimatorSpec::Auto], &settings, (x.as_view(), y.as_view()), 0, None).unwrap();
+    let s = checked.selfcheck.unwrap();
+    assert!((s.additivity_ratio - 2.0).abs() <= 0.4, "additivity {}", s.additivity_ratio);
+    assert!(s.passed(), "{:?}", s.failures);
+}
+
+/// Where the columns do not fall into such blocks, `auto` is what the dimensions say: one
+/// block of every column (a dense Gaussian), a scale shared by every column (a Student-t:
+/// uncorrelated pairs whose squares correlate), columns left out (a sparse Gaussian with three
+/// noise columns a side), two independent blocks of 3 + 3 (above `LOW_DIMENSION` each), and
+/// low dimension.
+#[test]
+fn other_data_keep_the_dimensions_choice() {
+    let neural = [parse("infonce"), parse("ksg:k=5")];
+    for task in ["multinormal-dense-3-3-0.5", "student-identity-3-3-2", "multinormal-sparse-5-5-2-2.0"] {
+        assert_eq!(auto_on(task).0, neural, "{task}");
+    }
+    assert_eq!(auto_on("additive-normal-2-1.0").0, [parse("ksg:k=3:margins=normal")]);
+    let dense = mibound::tasks::get("multinormal-dense-3-3-0.5").unwrap();
+    let ((x1, y1), (x2, y2)) = (dense.draw(2000, 1).unwrap(), dense.draw(2000, 2).unwrap());
+    let side = |a: &DMatrix<f64>, b: &DMatrix<f64>| {
+        DMatrix::from_fn(2000, 6, |i, j| if j < 3 { a[(i, j)] } else { b[(i, j - 3)] })
+    };
+    let (x, y) = (side(&x1, &x2), side(&y1, &y2));
+    assert_eq!(EstimatorSpec::auto_for(x.as_view(), y.as_view(), &Default::default()), neural);
+}
