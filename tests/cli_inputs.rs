@@ -488,3 +488,20 @@ fn text_columns_count_only_when_selected_and_are_categories_when_declared() {
         &["holed.csv", "column 3 ('species')", "empty cell"],
     );
 }
+
+/// Eight rows read by the default (KSG, k = 3): every half-sample of 4 rows reads the same
+/// value, so the table prints no interval (not `[v, v]`) and the warning says why.
+#[test]
+fn eight_rows_print_no_interval() {
+    let d = dir("eight");
+    let f = write(&d.join("tiny.csv"), "a,b\n1,2\n2,1\n3,4\n4,3\n5,6\n6,5\n7,8\n8,7\n");
+    let out = run(&["estimate", "--x", &f, "--x-cols", "a", "--y-cols", "b", "--quiet"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let row = text.lines().find(|l| l.contains("KSG-1 (k=3, normal scores)")).expect("the KSG row");
+    assert!(row.trim_end().ends_with("none"), "{row}");
+    assert!(
+        text.contains("warning: no interval: every one of the 100 half-samples of 4 rows read the same value"),
+        "{text}"
+    );
+}

@@ -25,14 +25,15 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     let w = c.estimates.iter().map(|e| e.label.chars().count()).max().unwrap_or(0).max(16);
     s += &format!("  {:<w$} {:<8} {:>9}   {head:<20}\n", "estimator", "kind", "estimate");
     for e in &c.estimates {
-        s += &format!(
-            "  {:<w$} {:<8} {:>9.3}   [{:.3}, {:.3}]\n",
-            e.label,
-            e.kind.short(),
-            unit.convert(e.value),
-            unit.convert(e.interval.low),
-            unit.convert(e.interval.high)
-        );
+        // No interval (too few rows to subsample, or every half-sample alike): its warning says
+        // why; `[v, v]` would read as certainty.
+        let none = e.diagnostics.warnings.iter().any(|w| w.code == crate::estimators::WarningCode::NoInterval);
+        let interval = if none {
+            "none".to_string()
+        } else {
+            format!("[{:.3}, {:.3}]", unit.convert(e.interval.low), unit.convert(e.interval.high))
+        };
+        s += &format!("  {:<w$} {:<8} {:>9.3}   {interval}\n", e.label, e.kind.short(), unit.convert(e.value));
     }
     if c.estimates.iter().any(|e| e.kind == crate::estimators::Kind::UpperIfExact) {
         s += "  (upper*: an upper bound only if the conditional model q(y|x) equals p(y|x))\n";
