@@ -13,6 +13,7 @@
 //! and gives KSG (k = 5) on all columns, the cross-check, beside them. `--skip-neural` leaves
 //! InfoNCE out (minutes per half; its values do not depend on this choice).
 use mibound::bounds::BoundSpec;
+use mibound::estimators::auto::sums_blocks;
 use mibound::estimators::classical::normal_score_blocks;
 use mibound::estimators::{EstimatorSpec, LOW_DIMENSION, Settings};
 use mibound::tasks::{Group, Split};
@@ -44,7 +45,8 @@ fn main() {
         }
         for seed in 0..3u64 {
             let (x, y) = task.draw(N, seed).unwrap();
-            let (b, left) = normal_score_blocks(x.as_view(), y.as_view());
+            let (found, wilks) = normal_score_blocks(x.as_view(), y.as_view());
+            let (b, left) = (&found.blocks, &found.left_out);
             let sizes: Vec<String> = b.iter().map(|b| format!("{}+{}", b.0.len(), b.1.len())).collect();
             let small = b.len() >= 2 && b.iter().all(|b| b.0.len() + b.1.len() <= LOW_DIMENSION);
             let left_out = if left.0.is_empty() && left.1.is_empty() {
@@ -53,10 +55,16 @@ fn main() {
                 format!(" left x{}/y{}", left.0.len(), left.1.len())
             };
             let truth = info.true_mi;
+            // What `auto` does with these data (no columns left out and Wilks' test passed).
+            let summed = if sums_blocks(x.as_view(), y.as_view()) { "auto sums" } else { "auto does not sum" };
             if !small {
                 println!("{id:44} seed {seed} truth {truth:6.3} | blocks [{}]{left_out} | not summed", sizes.join(" "));
                 continue;
             }
+            print!(
+                "{id:44} seed {seed} truth {truth:6.3} | blocks [{}]{left_out} wilks p {wilks:.3} ({summed})",
+                sizes.join(" ")
+            );
             let t = Instant::now();
             let s = blocks.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
             let ts = t.elapsed().as_secs_f64();
@@ -68,11 +76,7 @@ fn main() {
                 let v = neural.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
                 format!(" | infonce {v:6.3} ({:4.1} s) err {:+.3}", t.elapsed().as_secs_f64(), v - truth)
             };
-            println!(
-                "{id:44} seed {seed} truth {truth:6.3} | blocks [{}]{left_out} | ksg-blocks {s:6.3} ({ts:4.1} s) err {:+.3} | ksg:k=5 {k5:6.3}{v}",
-                sizes.join(" "),
-                s - truth
-            );
+            println!(" | ksg-blocks {s:6.3} ({ts:4.1} s) err {:+.3} | ksg:k=5 {k5:6.3}{v}", s - truth);
         }
     }
 }

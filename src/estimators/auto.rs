@@ -1,9 +1,10 @@
-//! The default estimate, `auto`: the headline [`EstimatorSpec::auto`] chooses for the data's
-//! dimensions (with declared class labels, [`EstimatorSpec::auto_with_labels`]), as one
-//! [`Estimator`]. In a comparison, [`super::compare`] expands `auto` into the headline and its
-//! cross-check ([`EstimatorSpec::resolve_with_labels`]).
+//! The default estimate, `auto`: the headline [`EstimatorSpec::auto_for`] chooses for the data
+//! (their dimensions, declared class labels, and whether their columns fall into independent
+//! low-dimensional blocks, [`sums_blocks`]), as one [`Estimator`]. In a comparison,
+//! [`super::compare`] expands `auto` into the headline and its cross-check
+//! ([`EstimatorSpec::resolve_for`]).
 
-use super::classical::{BLOCKS_K, label_estimator, normal_score_blocks};
+use super::classical::{HEADLINE_K, label_estimator, normal_score_blocks};
 use super::{Estimate, Estimator, EstimatorSpec, Kind, Settings};
 use crate::bounds::BoundSpec;
 use crate::data::kinds::LabelColumns;
@@ -32,7 +33,8 @@ impl EstimatorSpec {
     }
 
     /// `specs` with every `auto` replaced by [`EstimatorSpec::auto_with_labels`]'s list (an
-    /// estimator named twice is kept once).
+    /// estimator named twice is kept once): the choice by dimensions and labels alone, without
+    /// looking at the data; what [`super::compare`] runs is [`EstimatorSpec::resolve_for`]'s.
     pub fn resolve_with_labels(
         specs: &[EstimatorSpec],
         dx: usize,
@@ -47,7 +49,7 @@ impl EstimatorSpec {
     /// ([`sums_blocks`]): then `ksg-blocks` alone.
     pub fn auto_for(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, labels: &LabelColumns) -> Vec<EstimatorSpec> {
         if labels.is_empty() && sums_blocks(x, y) {
-            return vec![EstimatorSpec::KsgBlocks { k: BLOCKS_K }];
+            return vec![EstimatorSpec::KsgBlocks { k: HEADLINE_K }];
         }
         Self::auto_with_labels(x.ncols(), y.ncols(), labels)
     }
@@ -65,34 +67,6 @@ impl EstimatorSpec {
         }
         Self::expand(specs, &Self::auto_for(x, y, labels))
     }
-}
-
-/// The most joint dimensions at which `auto` looks for blocks ([`sums_blocks`]): the moments
-/// of 2 × 200 columns take 4·10⁴ correlations per half of the rows.
-pub const MAX_BLOCK_SEARCH: usize = 200;
-
-/// Whether `auto` sums KSG over blocks (`ksg-blocks`) on these data: more than
-/// [`super::LOW_DIMENSION`] (and at most [`MAX_BLOCK_SEARCH`]) joint dimensions, and the
-/// columns' normal scores fall into two or more blocks independent of each other in their
-/// first two moments ([`normal_score_blocks`]), each of at most `LOW_DIMENSION` joint dimensions
-/// — where KSG on normal scores is the headline anyway — with no column left out.
-///
-/// Why it may be the headline although it is not a bound: for independent blocks
-/// `I(X; Y) = Σ_b I(X_b; Y_b)` exactly, and each term is a low-dimensional MI, which KSG
-/// estimates consistently with small bias (the reason it is the headline up to
-/// `LOW_DIMENSION`). A column left out of every block may still carry MI that no correlation of
-/// it or its square shows, so then the data go to the neural bound. Chosen on the tuning half
-/// of the suite (docs/results.md, section 22).
-pub fn sums_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
-    let d = x.ncols() + y.ncols();
-    if d <= super::LOW_DIMENSION || d > MAX_BLOCK_SEARCH || x.nrows() < 2 * (BLOCKS_K + 1) {
-        return false;
-    }
-    let (blocks, left) = normal_score_blocks(x, y);
-    blocks.len() >= 2
-        && blocks.iter().all(|b| b.0.len() + b.1.len() <= super::LOW_DIMENSION)
-        && left.0.is_empty()
-        && left.1.is_empty()
 }
 
 /// The default headline for the data at hand.
@@ -116,4 +90,45 @@ impl Estimator for Auto {
         let headline = EstimatorSpec::auto_for(x, y, &self.settings.neural.labels)[0];
         headline.build(&self.settings)?.estimate(x, y, seed)
     }
+}
+
+/// The most joint dimensions at which `auto` looks for blocks ([`sums_blocks`]): the columns
+/// and their squares, 400 columns, take a 400 × 400 correlation matrix per half of the rows.
+pub const MAX_BLOCK_SEARCH: usize = 200;
+
+/// The level of Wilks' test of the blocks' independence below which `auto` does not sum over
+/// them ([`sums_blocks`]): 1 %. Where blocks are independent, one data set in a hundred goes to
+/// the neural bound instead (slower, not wrong).
+pub const BLOCKS_TEST_LEVEL: f64 = 0.01;
+
+/// Whether `auto` sums KSG over blocks (`ksg-blocks`) on these data: more than
+/// [`super::LOW_DIMENSION`] (and at most [`MAX_BLOCK_SEARCH`]) joint dimensions, and the
+/// columns' normal scores fall into two or more blocks with no link between them
+/// ([`crate::blocks::independent_blocks`]: no pair of columns across blocks, nor their squares,
+/// correlates beyond 6 standard errors on both halves of the rows), each of at most
+/// `LOW_DIMENSION` joint dimensions — where KSG on normal scores is the headline anyway — with
+/// no column left out, and Wilks' test of the blocks' independence
+/// ([`crate::blocks::blocks_independence_p`], which pools all the correlations across blocks,
+/// weak ones included) does not reject at [`BLOCKS_TEST_LEVEL`].
+///
+/// Why it may be the headline although it is not a bound: for independent blocks
+/// `I(X; Y) = Σ_b I(X_b; Y_b)` exactly, and each term is a low-dimensional MI, which KSG
+/// estimates consistently with small bias (the reason it is the headline up to
+/// `LOW_DIMENSION`). Dependence between blocks makes the sum read above the truth (a factor
+/// shared by all pairs, each correlation too weak to link two columns, is what Wilks' test is
+/// for); dependence that neither the correlations of the normal scores nor those of their
+/// squares show is not seen. A column left out of every block may still carry MI that no
+/// correlation of it or its square shows, so then the data go to the neural bound. Chosen on the
+/// tuning half of the suite (docs/results.md, section 22).
+pub fn sums_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
+    let d = x.ncols() + y.ncols();
+    if d <= super::LOW_DIMENSION || d > MAX_BLOCK_SEARCH || x.nrows() != y.nrows() || x.nrows() < 2 * (HEADLINE_K + 1) {
+        return false;
+    }
+    let (found, independence_p) = normal_score_blocks(x, y);
+    found.blocks.len() >= 2
+        && found.blocks.iter().all(|b| b.0.len() + b.1.len() <= super::LOW_DIMENSION)
+        && found.left_out.0.is_empty()
+        && found.left_out.1.is_empty()
+        && independence_p >= BLOCKS_TEST_LEVEL
 }

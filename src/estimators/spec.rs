@@ -45,7 +45,7 @@ impl EstimatorSpec {
     /// as the classical cross-check.
     pub fn auto(dx: usize, dy: usize) -> Vec<EstimatorSpec> {
         if dx + dy <= LOW_DIMENSION {
-            vec![EstimatorSpec::Ksg { k: 3, variant: 1, normal_scores: true }]
+            vec![EstimatorSpec::Ksg { k: super::classical::HEADLINE_K, variant: 1, normal_scores: true }]
         } else {
             vec![
                 EstimatorSpec::Neural { bound: BoundSpec::InfoNce },
@@ -55,8 +55,9 @@ impl EstimatorSpec {
     }
 
     /// `specs` with every `auto` replaced by [`EstimatorSpec::auto`]'s list for `dx + dy`
-    /// dimensions (an estimator named twice is kept once); with declared labels,
-    /// [`EstimatorSpec::resolve_with_labels`].
+    /// dimensions (an estimator named twice is kept once), without looking at the data; with
+    /// declared labels, [`EstimatorSpec::resolve_with_labels`]. What [`super::compare`] runs is
+    /// [`EstimatorSpec::resolve_for`]'s list, which also sums KSG over independent blocks.
     pub fn resolve(specs: &[EstimatorSpec], dx: usize, dy: usize) -> Vec<EstimatorSpec> {
         Self::expand(specs, &Self::auto(dx, dy))
     }

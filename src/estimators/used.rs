@@ -40,7 +40,7 @@ pub enum SettingsUsed {
         search: KsgSearch,
         /// `ksg-blocks`: the blocks summed over and the columns of x and y left out of them.
         #[serde(skip_serializing_if = "Option::is_none")]
-        blocks: Option<(Vec<crate::blocks::Block>, crate::blocks::Block)>,
+        blocks: Option<crate::blocks::Blocks>,
     },
     /// The binned plug-in (`binned`).
     Binned {

@@ -54,6 +54,9 @@ pub enum WarningCode {
     /// A lower bound or an estimate read above the entropy of a side made of labels, which
     /// bounds the MI.
     AboveEntropy,
+    /// `ksg-blocks` found no blocks (and read every column at once), or left columns out of
+    /// its blocks (their MI with the other side taken to be 0).
+    Blocks,
 }
 
 /// One warning: its code, the numbers behind it (named), and its sentence.

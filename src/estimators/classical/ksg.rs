@@ -41,8 +41,9 @@
 //! their squares correlate beyond [`BLOCK_LINK_Z`] standard errors on both halves of the rows),
 //! found once on all rows; the interval's half-samples keep them. Columns in no block are left
 //! out (their MI with the other side is taken to be 0); with no block found, the estimate is
-//! KSG on every column. Dependence between blocks that neither the columns nor their squares
-//! show breaks the sum's premise, and the sum can then read above the truth.
+//! KSG on every column (both said in a warning). Dependence between blocks breaks the sum's
+//! premise, and the sum then reads above the truth; `auto` chooses `ksg-blocks` only where
+//! Wilks' test of the blocks' independence also passes (`estimators::auto::sums_blocks`).
 //!
 //! **Bias.** KSG is consistent, but in high dimension and at high MI it is biased downwards,
 //! badly: the k-th neighbour of a point is far away and the density is not constant over the
@@ -53,7 +54,7 @@
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::knn::{self, Norm};
 use super::{Core, digamma, digamma_table, row_major, run};
-use crate::blocks::{BLOCK_LINK_Z, Block, independent_blocks};
+use crate::blocks::{BLOCK_LINK_Z, Block, Blocks, blocks_independence_p, independent_blocks};
 use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
@@ -684,15 +685,39 @@ impl Ksg {
     /// The blocks the estimate sums over, found on the mapped columns before the tie noise
     /// (for `ksg-blocks`, the blocks of [`normal_score_blocks`]), and the columns left out of
     /// them; one block of every column and `None` without [`Ksg::blocks`] or when none is found.
-    fn blocks_to_sum(&self, xm: &DMatrix<f64>, ym: &DMatrix<f64>) -> (Vec<Block>, Option<Block>) {
+    fn blocks_to_sum(&self, xm: &DMatrix<f64>, ym: &DMatrix<f64>) -> (Vec<Block>, Option<Blocks>) {
         let every: Block = ((0..xm.ncols()).collect(), (0..ym.ncols()).collect());
         if !self.blocks {
             return (vec![every], None);
         }
         match independent_blocks(xm.as_view(), ym.as_view(), BLOCK_LINK_Z) {
-            (b, _) if b.is_empty() || b == [every.clone()] => (vec![every], None),
-            (b, left) => (b, Some(left)),
+            f if f.blocks.is_empty() || f.blocks == [every.clone()] => (vec![every], None),
+            f => (f.blocks.clone(), Some(f)),
         }
+    }
+
+    /// The label's suffix for a sum over `blocks` (`found`: none when every column is read at
+    /// once), and what a user of `ksg-blocks` must be told: that no block was found, or which
+    /// columns were left out of them.
+    fn blocks_note(&self, blocks: &[Block], found: Option<&Blocks>) -> (String, Vec<Warning>) {
+        let Some(found) = found else {
+            let none = "no blocks of columns independent of each other were found: KSG reads every column at once";
+            return (String::new(), self.blocks.then(|| Warning::new(WarningCode::Blocks, none)).into_iter().collect());
+        };
+        let summed = if blocks.len() == 1 {
+            " over 1 block".to_string()
+        } else {
+            format!(" summed over {} blocks", blocks.len())
+        };
+        let (lx, ly) = &found.left_out;
+        let left = (lx.len() + ly.len() > 0).then(|| {
+            let message = format!(
+                "{} column(s) in no block were left out (x {lx:?}, y {ly:?}): their MI with the other side is taken to be 0",
+                lx.len() + ly.len()
+            );
+            Warning::new(WarningCode::Blocks, message).with("columns", (lx.len() + ly.len()) as f64)
+        });
+        (summed, left.into_iter().collect())
     }
 }
 
@@ -728,8 +753,8 @@ impl Estimator for Ksg {
                 );
             }
         }
-        let (blocks, left_out) = self.blocks_to_sum(&xm, &ym);
-        let whole = left_out.is_none();
+        let (blocks, found) = self.blocks_to_sum(&xm, &ym);
+        let whole = found.is_none();
         if self.noise > 0.0 {
             let mut g = rng(seed);
             add_tie_noise(&mut xm, self.noise, &mut g);
@@ -769,14 +794,11 @@ impl Estimator for Ksg {
             noise: self.noise,
             subsamples: self.subsamples,
             search: self.search,
-            blocks: left_out.as_ref().map(|left| (blocks.clone(), left.clone())),
+            blocks: found.clone(),
         };
         let scores = if self.margins == KsgMargins::NormalScores { ", normal scores" } else { "" };
-        let summed = match blocks.len() {
-            _ if whole => String::new(),
-            1 => " over 1 block".to_string(),
-            b => format!(" summed over {b} blocks"),
-        };
+        let (summed, notes) = self.blocks_note(&blocks, found.as_ref());
+        warnings.extend(notes);
         let label = format!("KSG-{} (k={}{scores}){summed}", self.variant.number(), self.k);
         let mut est =
             run(self.name(), label, settings, xm.as_view(), ym.as_view(), self.subsamples, self.k + 1, seed, &core)?;
@@ -788,11 +810,14 @@ impl Estimator for Ksg {
     }
 }
 
-/// The blocks `ksg-blocks` sums over: [`independent_blocks`] of the columns' normal scores at
-/// [`BLOCK_LINK_Z`], and the columns of x and y left out of them.
-pub fn normal_score_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> (Vec<Block>, Block) {
+/// The blocks `ksg-blocks` sums over ([`independent_blocks`] of the columns' normal scores at
+/// [`BLOCK_LINK_Z`], with the columns left out of them), and the p-value of Wilks' test that they
+/// are independent of each other as Gaussian-copula variables ([`blocks_independence_p`]).
+pub fn normal_score_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> (Blocks, f64) {
     let (xs, ys) = (super::gaussian::copula_transform(x), super::gaussian::copula_transform(y));
-    independent_blocks(xs.as_view(), ys.as_view(), BLOCK_LINK_Z)
+    let found = independent_blocks(xs.as_view(), ys.as_view(), BLOCK_LINK_Z);
+    let p = blocks_independence_p(xs.as_view(), ys.as_view(), &found.blocks);
+    (found, p)
 }
 
 /// `Σ_b` KSG of block `b`'s columns of `x` and `y`, with each block's value and mean counts as

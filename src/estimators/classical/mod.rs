@@ -73,9 +73,10 @@ use std::time::Instant;
 /// Default number of neighbours of KSG (as bmi; scikit-learn uses 3).
 pub const DEFAULT_K: usize = 5;
 
-/// Default number of neighbours of `ksg-blocks`: the low-dimensional headline's (KSG-1, k = 3,
-/// on normal scores; [`super::LOW_DIMENSION`]), which each block is.
-pub const BLOCKS_K: usize = 3;
+/// Neighbours of KSG where it is the default's headline: on normal scores up to
+/// [`super::LOW_DIMENSION`] joint dimensions, and within each block of `ksg-blocks` (also its
+/// default `k`), blocks of at most that many dimensions.
+pub const HEADLINE_K: usize = 3;
 
 /// The classical names, for error messages and `--help`.
 pub const NAMES: &str = "ksg[:k=5][:variant=1|2][:margins=standard|normal], ksg-blocks[:k=3], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5]";
@@ -120,7 +121,7 @@ pub(crate) fn parse_spec(s: &str) -> Option<Result<EstimatorSpec>> {
                 EstimatorSpec::Ksg { k, variant, normal_scores }
             }
             "ksg-blocks" => {
-                EstimatorSpec::KsgBlocks { k: get("k").map_or(Ok(BLOCKS_K), |v| parse_count("ksg-blocks k", v, 1))? }
+                EstimatorSpec::KsgBlocks { k: get("k").map_or(Ok(HEADLINE_K), |v| parse_count("ksg-blocks k", v, 1))? }
             }
             "gaussian" | "cca" => EstimatorSpec::Gaussian,
             "copula" => EstimatorSpec::Copula,
