@@ -48,7 +48,7 @@ pub fn dependent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64
     let d = x.ncols() + y.ncols();
     let columns: Vec<Vec<f64>> = x.column_iter().chain(y.column_iter()).map(|c| c.iter().copied().collect()).collect();
     let mut parent: Vec<usize> = (0..d).collect();
-    link(&columns, z, &mut parent, |a, b| vec![(a, b)]);
+    link(&columns, z, &mut parent, false);
     components(&mut parent, x.ncols()).0
 }
 
@@ -73,7 +73,7 @@ pub fn independent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f
         columns.push(s.iter().map(|v| v * v).collect());
     }
     let mut parent: Vec<usize> = (0..d).collect();
-    link(&columns, z, &mut parent, |a, b| vec![(a, b), (a + d, b + d), (a + d, b), (a, b + d)]);
+    link(&columns, z, &mut parent, true);
     let (blocks, left_out) = components(&mut parent, x.ncols());
     Blocks { blocks, left_out }
 }
@@ -96,30 +96,29 @@ pub fn blocks_independence_p(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, b
         return 1.0;
     }
     let n = x.nrows();
-    let sets: Vec<DMatrix<f64>> = blocks
+    // The blocks' columns, standardised, one block after the other; `R` their correlations.
+    let columns: Vec<Vec<f64>> = blocks
         .iter()
-        .map(|(bx, by)| {
-            let mut m = DMatrix::zeros(n, bx.len() + by.len());
-            for (j, c) in bx.iter().map(|&c| x.column(c)).chain(by.iter().map(|&c| y.column(c))).enumerate() {
-                let mut v: Vec<f64> = c.iter().copied().collect();
-                standardise(&mut v);
-                m.column_mut(j).copy_from_slice(&v);
-            }
-            m
+        .flat_map(|(bx, by)| bx.iter().map(|&c| x.column(c)).chain(by.iter().map(|&c| y.column(c))))
+        .map(|c| {
+            let mut v: Vec<f64> = c.iter().copied().collect();
+            standardise(&mut v);
+            v
         })
         .collect();
-    let sizes: Vec<f64> = sets.iter().map(|m| m.ncols() as f64).collect();
-    let all =
-        DMatrix::from_columns(&sets.iter().flat_map(|m| m.column_iter().map(|c| c.into_owned())).collect::<Vec<_>>());
-    let log_det = |m: &DMatrix<f64>| -> Option<f64> {
-        let r = m.tr_mul(m) / n as f64;
-        r.cholesky().map(|c| 2.0 * c.l().diagonal().iter().map(|v| v.ln()).sum::<f64>())
+    let all = DMatrix::from_fn(n, columns.len(), |i, j| columns[j][i]);
+    let r = all.tr_mul(&all) / n as f64;
+    let log_det = |at: usize, size: usize| -> Option<f64> {
+        let sub = r.view((at, at), (size, size)).into_owned();
+        sub.cholesky().map(|c| 2.0 * c.l().diagonal().iter().map(|v| v.ln()).sum::<f64>())
     };
-    let Some(whole) = log_det(&all) else { return 0.0 };
-    let mut parts = 0.0;
-    for m in &sets {
-        let Some(l) = log_det(m) else { return 0.0 };
+    let sizes: Vec<f64> = blocks.iter().map(|b| (b.0.len() + b.1.len()) as f64).collect();
+    let Some(whole) = log_det(0, columns.len()) else { return 0.0 };
+    let (mut parts, mut at) = (0.0, 0);
+    for &size in &sizes {
+        let Some(l) = log_det(at, size as usize) else { return 0.0 };
         parts += l;
+        at += size as usize;
     }
     let p: f64 = sizes.iter().sum();
     let (s2, s3) = (sizes.iter().map(|v| v * v).sum::<f64>(), sizes.iter().map(|v| v * v * v).sum::<f64>());
@@ -140,10 +139,11 @@ fn standardise(v: &mut [f64]) {
     v.iter_mut().for_each(|a| *a = if sd > 0.0 { (*a - mean) / sd } else { 0.0 });
 }
 
-/// Joins, in the union-find `parent` over the first `parent.len()` columns, every pair `a < b`
-/// of them for which one of the entries `tests(a, b)` (pairs of indices into `columns`)
-/// correlates beyond `z` standard errors on both the even and the odd rows.
-fn link(columns: &[Vec<f64>], z: f64, parent: &mut [usize], tests: impl Fn(usize, usize) -> Vec<(usize, usize)>) {
+/// Joins, in the union-find `parent` over the first `d = parent.len()` of `columns`, every pair
+/// `a < b` of them whose correlation is beyond `z` standard errors on both the even and the odd
+/// rows; with `squares` (then column `d + j` is column `j`'s square), also a pair for which
+/// `(a², b²)`, `(a², b)` or `(a, b²)` is.
+fn link(columns: &[Vec<f64>], z: f64, parent: &mut [usize], squares: bool) {
     let n = columns.first().map_or(0, Vec::len);
     // The correlations of every pair of `columns` over the rows of parity `p`.
     let correlations = |p: usize| {
@@ -159,9 +159,11 @@ fn link(columns: &[Vec<f64>], z: f64, parent: &mut [usize], tests: impl Fn(usize
     };
     let ((even, limit), (odd, _)) = (correlations(0), correlations(1));
     let d = parent.len();
+    let beyond = |i: usize, j: usize| even[(i, j)].abs().min(odd[(i, j)].abs()) > limit;
     for a in 0..d {
         for b in a + 1..d {
-            if tests(a, b).iter().any(|&(i, j)| even[(i, j)].abs().min(odd[(i, j)].abs()) > limit) {
+            let linked = beyond(a, b) || (squares && (beyond(a + d, b + d) || beyond(a + d, b) || beyond(a, b + d)));
+            if linked {
                 let (ra, rb) = (root(parent, a), root(parent, b));
                 parent[ra.max(rb)] = ra.min(rb);
             }
