@@ -11,7 +11,8 @@
 //! Each line says whether columns were left out of the blocks (`left x…/y…`), so that the two
 //! rules, "no column left out" and "columns may be left out", can be judged on the same pairs,
 //! and gives KSG (k = 5) on all columns, the cross-check, beside them. `--skip-neural` leaves
-//! InfoNCE out (minutes per half; its values do not depend on this choice).
+//! InfoNCE out (minutes per half; its values do not depend on this choice). `--low-dim` looks
+//! at the low-dimensional tasks with at least two columns a side instead (section 23).
 use mibound::bounds::BoundSpec;
 use mibound::estimators::auto::sums_blocks;
 use mibound::estimators::classical::normal_score_blocks;
@@ -32,6 +33,10 @@ fn main() {
     };
     let skip_neural = std::env::args().any(|a| a == "--skip-neural");
     let settings = Settings::default();
+    if std::env::args().any(|a| a == "--low-dim") {
+        low_dimension(half, &settings);
+        return;
+    }
     let ksg = EstimatorSpec::parse("ksg:k=5").unwrap().build(&settings).unwrap();
     let neural = EstimatorSpec::Neural { bound: BoundSpec::InfoNce }.build(&settings).unwrap();
     let blocks = EstimatorSpec::parse("ksg-blocks").unwrap().build(&settings).unwrap();
@@ -77,6 +82,40 @@ fn main() {
                 format!(" | infonce {v:6.3} ({:4.1} s) err {:+.3}", t.elapsed().as_secs_f64(), v - truth)
             };
             println!(" | ksg-blocks {s:6.3} ({ts:4.1} s) err {:+.3} | ksg:k=5 {k5:6.3}{v}", s - truth);
+        }
+    }
+}
+
+/// `--low-dim`: the low-dimensional tasks of the half with at least two columns on each side
+/// (the only ones that can split into two blocks), seeds 0–2: their blocks, whether `auto` sums them
+/// (`sums_blocks`), and `ksg-blocks` beside the
+/// low-dimensional headline (KSG, k = 3, on normal scores of all columns).
+fn low_dimension(half: Split, settings: &Settings) {
+    let headline = EstimatorSpec::parse("ksg:k=3:margins=normal").unwrap().build(settings).unwrap();
+    let blocks = EstimatorSpec::parse("ksg-blocks").unwrap().build(settings).unwrap();
+    for id in mibound::tasks::split_ids(half).iter().filter(|id| !id.starts_with("indep-")) {
+        let task = mibound::tasks::get(id).unwrap();
+        let info = task.info();
+        if info.group != Group::LowDim || info.dim_x < 2 || info.dim_y < 2 {
+            continue;
+        }
+        for seed in 0..3u64 {
+            let (x, y) = task.draw(N, seed).unwrap();
+            let (found, wilks) = normal_score_blocks(x.as_view(), y.as_view());
+            let sizes: Vec<String> = found.blocks.iter().map(|b| format!("{}+{}", b.0.len(), b.1.len())).collect();
+            let rule = sums_blocks(x.as_view(), y.as_view());
+            let truth = info.true_mi;
+            let h = headline.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
+            let s = blocks.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
+            println!(
+                "{id:36} seed {seed} truth {truth:6.3} | blocks [{}] left x{}/y{} wilks p {wilks:.3} rule {} | headline {h:6.3} err {:+.3} | ksg-blocks {s:6.3} err {:+.3}",
+                sizes.join(" "),
+                found.left_out.0.len(),
+                found.left_out.1.len(),
+                if rule { "sums" } else { "no" },
+                h - truth,
+                s - truth
+            );
         }
     }
 }

@@ -193,8 +193,14 @@ fn one_csv_with_both_variables_and_json_output() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((v["n_samples"].as_u64(), v["dim_x"].as_u64(), v["dim_y"].as_u64()), (Some(300), Some(2), Some(2)));
     let est = v["estimates"].as_array().unwrap();
-    // One estimate per default estimator, as the library resolves `auto` for 2 + 2 dimensions.
-    let defaults = mibound::estimators::EstimatorSpec::resolve(&mibound::estimators::EstimatorSpec::defaults(), 2, 2);
+    // One estimate per default estimator, as the library resolves `auto` for these data (two
+    // independent pairs: KSG summed over them).
+    let defaults = mibound::estimators::EstimatorSpec::resolve_for(
+        &mibound::estimators::EstimatorSpec::defaults(),
+        x.as_view(),
+        y.as_view(),
+        &Default::default(),
+    );
     assert_eq!(est.len(), defaults.len());
     for (e, spec) in est.iter().zip(&defaults) {
         assert_eq!(e["estimator"].as_str(), Some(spec.to_string().as_str()));

@@ -1,6 +1,8 @@
 //! The default estimate on benchmark-mi's tasks (issue #16's acceptance): for each task, n = 5000
-//! samples (seed 0), the default headline (`auto`: KSG on normal scores up to 4 joint dimensions,
-//! above them InfoNCE with the default critics, copula marginals, 5 folds) must be finite, ≥ −0.05, and within max(0.25, 25 %) of the true MI where
+//! samples (seed 0), the default headline (`auto`, chosen by the data, `EstimatorSpec::auto_for`:
+//! KSG summed over independent blocks where the columns fall into them, else KSG on normal scores
+//! up to 4 joint dimensions, above them InfoNCE with the default critics, copula marginals, 5
+//! folds) must be finite, ≥ −0.05, and within max(0.25, 25 %) of the true MI where
 //! the true MI is below log(test batch) − 0.5 (the whole test fold of 1000 rows by default). KSG (k = 5) runs on the same samples beside it.
 //!
 //! CI runs a subset of seven tasks, one of each kind (1-d additive noise, bimodal, wiggly, heavy

@@ -290,9 +290,9 @@ def estimate(
     or one comma-separated string (see :data:`ESTIMATORS`): neural bounds (``infonce``,
     ``smile:5``, ``nwj``, ``js``, ``l1out``, ``club``, …), classical estimators (``ksg``,
     ``ksg:k=3``, ``ksg-blocks``, ``gaussian``, ``copula``, ``binned``) and ``flow``; ``auto`` (the
-    default) chooses by the data as ``mibound estimate`` does: KSG on normal scores up to four
-    joint dimensions, KSG summed over independent blocks of at most four dimensions
-    (``ksg-blocks``) where the columns fall into such blocks, else InfoNCE with KSG beside it.
+    default) chooses by the data as ``mibound estimate`` does: KSG summed over independent
+    blocks of at most four dimensions (``ksg-blocks``) where the columns fall into such blocks,
+    else KSG on normal scores up to four joint dimensions and InfoNCE with KSG beside it above.
     The same seed gives the same numbers as the Rust library and the command line.
 
     The settings are those of ``mibound estimate``, with its defaults (:data:`DEFAULTS`):

@@ -35,12 +35,16 @@ def test_mutual_information_defaults_are_the_librarys():
 
 
 def test_the_default_estimators_are_what_an_estimate_runs(gaussian):
-    # Without `estimators`, the library's list runs: `auto`, which for 2 + 2 dimensions (at most
-    # LOW_DIMENSION = 4) is KSG on normal scores alone, and above it InfoNCE with KSG as the
+    # Without `estimators`, the library's list runs: `auto`, which for two independent pairs
+    # (this Gaussian) is KSG summed over them, for 2 + 2 dimensions in one block (at most
+    # LOW_DIMENSION = 4) KSG on normal scores alone, and above it InfoNCE with KSG as the
     # cross-check (cheap settings; the names are what counts).
     assert list(mibound.DEFAULT_ESTIMATORS) == ["auto"]
     x, y = gaussian
     r = mibound.estimate(x, y, steps=5, batch=32, hidden=8, embed=4, folds=2)
+    assert [e.estimator for e in r.estimates] == ["ksg-blocks:k=3"]
+    xd, yd = mibound.sample("multinormal-dense-2-2-0.5", 600, 7)
+    r = mibound.estimate(xd, yd, steps=5, batch=32, hidden=8, embed=4, folds=2)
     assert [e.estimator for e in r.estimates] == ["ksg:k=3:margins=normal"]
     x3 = np.hstack([x, x[:, :1] ** 3])
     r = mibound.estimate(x3, y, steps=5, batch=32, hidden=8, embed=4, folds=2)

@@ -38,10 +38,10 @@ pub struct EstimateOpts {
     /// Estimators to run, comma-separated: neural bounds (infonce, nwj, js, js-shifted, dv,
     /// mine, smile or smile:TAU, interpolated:ALPHA, l1out, club, club-sample, ba:H), classical
     /// (ksg[:k=K], ksg-blocks[:k=K], gaussian, copula, binned) and flows (flow[:steps=N],
-    /// flow-entropy[:steps=N]). auto (the default) chooses by the data: KSG on normal scores up
-    /// to 4 joint dimensions; KSG summed over blocks where the columns fall into independent
-    /// blocks of at most 4 dimensions; else InfoNCE with KSG as its cross-check. The first lower
-    /// bound is the headline estimate; KSG (or the copula) is its cross-check.
+    /// flow-entropy[:steps=N]). auto (the default) chooses by the data: KSG summed over blocks
+    /// where the columns fall into independent blocks of at most 4 dimensions; else KSG on
+    /// normal scores up to 4 joint dimensions and InfoNCE with KSG as its cross-check above. The
+    /// first lower bound is the headline estimate; KSG (or the copula) is its cross-check.
     /// `--bounds` is an alias.
     #[arg(
         long,

@@ -101,8 +101,8 @@ pub const MAX_BLOCK_SEARCH: usize = 200;
 /// the neural bound instead (slower, not wrong).
 pub const BLOCKS_TEST_LEVEL: f64 = 0.01;
 
-/// Whether `auto` sums KSG over blocks (`ksg-blocks`) on these data: more than
-/// [`super::LOW_DIMENSION`] (and at most [`MAX_BLOCK_SEARCH`]) joint dimensions, and the
+/// Whether `auto` sums KSG over blocks (`ksg-blocks`) on these data: at most
+/// [`MAX_BLOCK_SEARCH`] joint dimensions, and the
 /// columns' normal scores fall into two or more blocks with no link between them
 /// ([`crate::blocks::independent_blocks`]: no pair of columns across blocks, nor their squares,
 /// correlates beyond 6 standard errors on both halves of the rows), each of at most
@@ -114,15 +114,17 @@ pub const BLOCKS_TEST_LEVEL: f64 = 0.01;
 /// Why it may be the headline although it is not a bound: for independent blocks
 /// `I(X; Y) = Σ_b I(X_b; Y_b)` exactly, and each term is a low-dimensional MI, which KSG
 /// estimates consistently with small bias (the reason it is the headline up to
-/// `LOW_DIMENSION`). Dependence between blocks makes the sum read above the truth (a factor
-/// shared by all pairs, each correlation too weak to link two columns, is what Wilks' test is
-/// for); dependence that neither the correlations of the normal scores nor those of their
+/// `LOW_DIMENSION`; a 2 + 2 pair that splits into two 1 + 1 pairs is read in two dimensions
+/// at a time instead of four, where KSG's bias is smaller). Dependence between blocks makes the
+/// sum wrong (above the truth where the blocks share a factor, each correlation too weak to link
+/// two columns: what Wilks' test is for); dependence that neither the correlations of the normal scores nor those of their
 /// squares show is not seen. A column left out of every block may still carry MI that no
-/// correlation of it or its square shows, so then the data go to the neural bound. Chosen on the
-/// tuning half of the suite (docs/results.md, section 22).
+/// correlation of it or its square shows, so then the data go to the neural bound (or, in low
+/// dimension, to KSG on all columns). Chosen on the tuning half of the suite (docs/results.md,
+/// sections 22 and 23).
 pub fn sums_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
     let d = x.ncols() + y.ncols();
-    if d <= super::LOW_DIMENSION || d > MAX_BLOCK_SEARCH || x.nrows() != y.nrows() || x.nrows() < 2 * (HEADLINE_K + 1) {
+    if d > MAX_BLOCK_SEARCH || x.nrows() != y.nrows() || x.nrows() < 2 * (HEADLINE_K + 1) {
         return false;
     }
     let (found, independence_p) = normal_score_blocks(x, y);
