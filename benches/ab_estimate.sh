@@ -5,7 +5,9 @@
 # agree (value and interval, to the bit). Each round alternates which binary runs first. The
 # files: the demo's Gaussian (5000 rows, 20 + 20), `multinormal-dense-5-5-0.5`
 # (5 + 5) and `digits_x2-0.5` (128 + 128) at seed 0, and, with MIBOUND_SKLEARN_PYTHON (a Python
-# with scikit-learn and pandas), scikit-learn's wine, iris and diabetes as pandas writes them.
+# with scikit-learn and pandas), scikit-learn's wine, iris and diabetes as pandas writes them;
+# with AB_WIDE=1, 100 independent Gaussian pairs at 10⁵ rows (100 + 100 columns, I = 51 nats,
+# `sample gaussian --dim 100 --mi 51.08`: the block search on wide data; about a minute a call).
 #
 #   benches/ab_estimate.sh OLD_BINARY NEW_BINARY [ROUNDS]      (docs/results.md, section 17)
 set -euo pipefail
@@ -22,6 +24,10 @@ cases=(
     "dense-5-5|--x $D/dense55/x.npy --y $D/dense55/y.npy"
     "digits_x2-0.5|--x $D/digits/x.npy --y $D/digits/y.npy --drop-constant"
 )
+if [ "${AB_WIDE:-0}" = 1 ]; then
+    "$NEW" sample gaussian --dim 100 --mi 51.08 --n 100000 --seed 0 --out "$D/wide" >/dev/null
+    cases+=("wide-100-100|--x $D/wide/x.npy --y $D/wide/y.npy")
+fi
 if [ -n "${MIBOUND_SKLEARN_PYTHON:-}" ]; then
     "$MIBOUND_SKLEARN_PYTHON" - "$D" <<'PY'
 import sys

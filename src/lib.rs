@@ -51,8 +51,9 @@
 //! - Foundations: [`error`], [`real`] (sealed `f32`/`f64`), [`rng`] (seeded generators,
 //!   shuffling, child seeds), [`numerics`] (stable log-sum-exp, softmax, softplus, digamma),
 //!   [`ranks`] (mid-ranks and normal scores), [`cca`] (canonical correlations and the Gaussian
-//!   MI of a sample), [`blocks`] (blocks of dependent columns), [`names`] (the grammar of estimator and bound names), [`gemm`] (the one
-//!   matrix-product module), [`compute`] (backend and threads, passed in — no global settings).
+//!   MI of a sample), [`names`] (the grammar of estimator and bound names); above them [`gemm`]
+//!   (the one matrix-product module), [`compute`] (backend and threads, passed in — no global
+//!   settings) and [`blocks`] (blocks of dependent columns, whose correlations are products).
 //! - Building blocks: [`bounds`] (MI bounds on a score matrix, each with its exact gradient and
 //!   an honest [`bounds::BoundKind`]), [`contrastive`] (representation-learning losses, to
 //!   minimise), [`critics`] (hand-written backprop), [`optim`] (Adam), [`data`] (samplers with

@@ -9,8 +9,8 @@ use std::path::Path;
 
 /// Layers, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["error", "real", "rng", "numerics", "ranks", "cca", "names", "blocks"],
-    &["gemm", "compute", "plot"],
+    &["error", "real", "rng", "numerics", "ranks", "cca", "names"],
+    &["gemm", "compute", "plot", "blocks"],
     &["bounds", "contrastive", "critics", "optim", "data"],
     &["tasks"],
     &["train"],

@@ -428,14 +428,22 @@ fn rules_json(c: &rules::Checked) -> serde_json::Value {
 }
 
 /// Runs `work` on the checked data with the GIL released, Ctrl-C and progress (see
-/// [`run_released`]); `total` is the training steps the progress callback counts to.
+/// [`run_released`]); `total` is the training steps the progress callback counts to. `work` is
+/// given the options' estimators with `auto` resolved for these data, once (its block search
+/// is not repeated by the step count, `compare` and the self-check).
 fn run_on<T: Send>(
     py: Python<'_>,
     (x, y): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
     names: (Option<Vec<String>>, Option<Vec<String>>),
     call: &Call,
     progress: Option<PyObject>,
-    work: impl Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, &CheckedSettings, &Interrupt) -> mibound::error::Result<T>
+    work: impl Fn(
+        DMatrixView<'_, f64>,
+        DMatrixView<'_, f64>,
+        &CheckedSettings,
+        &[EstimatorSpec],
+        &Interrupt,
+    ) -> mibound::error::Result<T>
     + Sync,
 ) -> PyResult<(T, serde_json::Value)> {
     let (xi, yi) = (Input::extract("x", x)?, Input::extract("y", y)?);
@@ -443,16 +451,17 @@ fn run_on<T: Send>(
     let data = apply_rules(&xm, &ym, names, &call.rules).map_err(py_err)?;
     let input_dims = (xm.view().ncols(), ym.view().ncols());
     let settings = call.settings_for(&data.checked, input_dims).map_err(py_err)?;
-    let mut total = training_steps(&call.specs, &settings, data.x.view(), data.y.view());
+    let (xv, yv) = (data.x.view(), data.y.view());
+    let specs = EstimatorSpec::resolve_for(&call.specs, xv, yv, &settings.neural.labels);
+    let mut total = training_steps(&specs, &settings, xv, yv);
     if call.selfcheck {
-        total += self_check_steps(&call.specs, &settings, data.x.view(), data.y.view());
+        total += self_check_steps(&specs, &settings, xv, yv);
     }
     let mut reporter = Reporter { callback: progress, total, shown: u64::MAX };
     let interrupt = Interrupt::default();
-    let (xv, yv) = (data.x.view(), data.y.view());
     let out = run_released(py, &interrupt, &mut reporter, || {
         let started = std::time::Instant::now();
-        let r = work(xv, yv, &settings, &interrupt);
+        let r = work(xv, yv, &settings, &specs, &interrupt);
         LAST_COMPARE_NANOS.store(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         r
     })?
@@ -485,10 +494,10 @@ fn estimate(
     selfcheck: bool,
 ) -> PyResult<PyObject> {
     let call = Call { selfcheck, ..Call::from_options(options)? };
-    let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| {
-        let c = compare(&call.specs, settings, xv, yv, call.seed, Some(p as &dyn Progress))?;
+    let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, specs, p| {
+        let c = compare(specs, settings, xv, yv, call.seed, Some(p as &dyn Progress))?;
         if selfcheck {
-            c.with_self_check(&call.specs, settings, (xv, yv), call.seed, Some(p as &dyn Progress))
+            c.with_self_check(specs, settings, (xv, yv), call.seed, Some(p as &dyn Progress))
         } else {
             Ok(c)
         }
@@ -517,7 +526,8 @@ fn estimate_one(
         let names: Vec<String> = call.specs.iter().map(|s| s.to_string()).collect();
         return Err(py_err(Error::param("estimator", names.join(","), "name exactly one estimator")));
     };
-    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, p| {
+    // The one estimator as named (`auto` included: it chooses for itself).
+    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, _, p| {
         let mut e = match spec.bound() {
             // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
             Some(b) => estimate_bounds(&[b], &settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?

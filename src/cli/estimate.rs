@@ -258,8 +258,12 @@ pub(super) fn run_and_report(
     unit: Unit,
     output: Output<'_>,
 ) -> Result<bool> {
-    // The settings are checked once, here, for the comparison and its self-check.
-    let (specs, settings) = (&cfg.0[..], &cfg.1.check()?);
+    // The settings are checked once, here, for the comparison and its self-check; `auto` is
+    // resolved once for these data (its block search is not repeated by the progress bars'
+    // step counts, `compare` and the self-check).
+    let settings = &cfg.1.check()?;
+    let resolved = EstimatorSpec::resolve_for(&cfg.0, x.as_view(), y.as_view(), &settings.neural.labels);
+    let specs = &resolved[..];
     let mut est = run_compare(x, y, (specs, settings), seed, output.quiet)?;
     if output.selfcheck {
         if !output.quiet {
