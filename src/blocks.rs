@@ -60,9 +60,12 @@ pub fn dependent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64
 /// sides, and the columns of `x` and of `y` in components of one side only (dependent on no
 /// column of the other side, in those moments).
 ///
-/// Two such blocks can still depend on each other in ways no correlation of the columns and
-/// their squares shows; their MI then need not add. The squares catch the usual ones: a scale
-/// shared by all columns (Student-t), a column that is a function of another's magnitude.
+/// Components are also joined when the product of two columns of one correlates with a column
+/// of the other (an interaction; `link_products`).
+///
+/// Two such blocks can still depend on each other in ways no correlation of the columns, their
+/// squares and products shows; their MI then need not add. The squares catch the usual ones: a
+/// scale shared by all columns (Student-t), a column that is a function of another's magnitude.
 pub fn independent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64) -> Blocks {
     let d = x.ncols() + y.ncols();
     let mut columns: Vec<Vec<f64>> =
@@ -75,8 +78,59 @@ pub fn independent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f
     }
     let mut parent: Vec<usize> = (0..d).collect();
     link(&columns, z, &mut parent, true);
+    link_products(&columns[..d], z, &mut parent);
     let (blocks, left_out) = components(&mut parent, x.ncols());
     Blocks { blocks, left_out }
+}
+
+/// Components of at most this many columns have the products of their pairs of columns
+/// checked against the other components' columns ([`link_products`]): 28 products each. Larger
+/// components are not summed over by `auto` anyway (its blocks have at most 4 columns).
+const MAX_PRODUCT_COMPONENT: usize = 8;
+
+/// Joins two components of the union-find `parent` over `columns` when the product of two
+/// columns of one (each standardised) correlates with a column of the other beyond `z`
+/// standard errors on both halves of the rows, until no such pair is left. Columns and squares
+/// miss an interaction: with `y₁ = x₁ + e₁` and `y₂ = sign(x₁)·x₂ + e₂`, every correlation of
+/// `(x₁, y₁)` with `(x₂, y₂)`, and of their squares, is zero, yet `x₂·y₂` correlates with `x₁`
+/// (it is `sign(x₁)·x₂²` and noise), and `I(X; Y)` is not `I(x₁; y₁) + I(x₂; y₂)`.
+fn link_products(columns: &[Vec<f64>], z: f64, parent: &mut [usize]) {
+    let d = columns.len();
+    loop {
+        // The small components' pairs of columns, each product standardised.
+        let roots: Vec<usize> = (0..d).map(|j| root(parent, j)).collect();
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for top in (0..d).filter(|&j| roots[j] == j) {
+            let members: Vec<usize> = (0..d).filter(|&j| roots[j] == top).collect();
+            if (2..=MAX_PRODUCT_COMPONENT).contains(&members.len()) {
+                for (i, &a) in members.iter().enumerate() {
+                    pairs.extend(members[i + 1..].iter().map(|&b| (a, b)));
+                }
+            }
+        }
+        if pairs.is_empty() {
+            return;
+        }
+        let mut all: Vec<Vec<f64>> = columns.to_vec();
+        all.iter_mut().for_each(|c| standardise(c));
+        let products: Vec<Vec<f64>> =
+            pairs.iter().map(|&(a, b)| all[a].iter().zip(&all[b]).map(|(u, v)| u * v).collect()).collect();
+        all.extend(products);
+        let (even, odd, limit) = half_correlations(&all, z);
+        let mut joined = false;
+        for (p, &(a, _)) in pairs.iter().enumerate() {
+            for w in 0..d {
+                let (ra, rw) = (root(parent, a), root(parent, w));
+                if ra != rw && even[(d + p, w)].abs().min(odd[(d + p, w)].abs()) > limit {
+                    parent[ra.max(rw)] = ra.min(rw);
+                    joined = true;
+                }
+            }
+        }
+        if !joined {
+            return;
+        }
+    }
 }
 
 /// Wilks' likelihood-ratio test that the blocks' sets of columns (each block's x and y columns
@@ -155,20 +209,7 @@ fn standardise(v: &mut [f64]) {
 /// rows; with `squares` (then column `d + j` is column `j`'s square), also a pair for which
 /// `(a², b²)`, `(a², b)` or `(a, b²)` is.
 fn link(columns: &[Vec<f64>], z: f64, parent: &mut [usize], squares: bool) {
-    let n = columns.first().map_or(0, Vec::len);
-    // The correlations of every pair of `columns` over the rows of parity `p`.
-    let correlations = |p: usize| {
-        let rows: Vec<usize> = (p..n).step_by(2).collect();
-        let m = rows.len().max(1) as f64;
-        let mut s = DMatrix::<f64>::zeros(rows.len(), columns.len());
-        for (j, c) in columns.iter().enumerate() {
-            let mut v: Vec<f64> = rows.iter().map(|&i| c[i]).collect();
-            standardise(&mut v);
-            s.column_mut(j).copy_from_slice(&v);
-        }
-        (gram(&s), z / m.sqrt())
-    };
-    let ((even, limit), (odd, _)) = (correlations(0), correlations(1));
+    let (even, odd, limit) = half_correlations(columns, z);
     let d = parent.len();
     let beyond = |i: usize, j: usize| even[(i, j)].abs().min(odd[(i, j)].abs()) > limit;
     for a in 0..d {
@@ -180,6 +221,24 @@ fn link(columns: &[Vec<f64>], z: f64, parent: &mut [usize], squares: bool) {
             }
         }
     }
+}
+
+/// The correlations of every pair of `columns` over the even rows and over the odd rows, and
+/// the correlation `z` standard errors make on a half (`z / √m`, `m` the even rows).
+fn half_correlations(columns: &[Vec<f64>], z: f64) -> (DMatrix<f64>, DMatrix<f64>, f64) {
+    let n = columns.first().map_or(0, Vec::len);
+    let correlations = |p: usize| {
+        let rows: Vec<usize> = (p..n).step_by(2).collect();
+        let mut s = DMatrix::<f64>::zeros(rows.len(), columns.len());
+        for (j, c) in columns.iter().enumerate() {
+            let mut v: Vec<f64> = rows.iter().map(|&i| c[i]).collect();
+            standardise(&mut v);
+            s.column_mut(j).copy_from_slice(&v);
+        }
+        gram(&s)
+    };
+    let m = n.div_ceil(2).max(1) as f64;
+    (correlations(0), correlations(1), z / m.sqrt())
 }
 
 fn root(parent: &mut [usize], mut a: usize) -> usize {
@@ -267,6 +326,45 @@ mod tests {
         let joined = independent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z);
         assert_eq!(joined.blocks, vec![(vec![0, 1, 2], vec![0, 1, 2])]);
         assert_eq!(joined.left_out, (vec![], vec![]));
+    }
+
+    /// `y_1 = sign(x_0)·x_1 + e`: no correlation of `(x_0, y_0)` with `(x_1, y_1)`, nor of their
+    /// squares, shows the interaction (the squares link `x_1` and `y_1` to each other), but the
+    /// product `x_1·y_1` correlates with `x_0`, so the two pairs are one block; the independent
+    /// `x_2`, `y_2` stay out.
+    #[test]
+    fn an_interaction_joins_the_blocks() {
+        let (x, y) = sample(2000, 4, |d| {
+            let (u, v) = (d(), d());
+            [u, v, d(), u + 0.5 * d(), u.signum() * v + 0.5 * d(), d()]
+        });
+        let found = independent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z);
+        assert_eq!(found.blocks, vec![(vec![0, 1], vec![0, 1])]);
+        assert_eq!(found.left_out, (vec![2], vec![2]));
+        // Without the products, the moments alone split the pairs.
+        let columns: Vec<Vec<f64>> =
+            x.column_iter().chain(y.column_iter()).map(|c| c.iter().copied().collect()).collect();
+        let mut squared = columns.clone();
+        for c in &columns {
+            let mut s = c.clone();
+            standardise(&mut s);
+            squared.push(s.iter().map(|v| v * v).collect());
+        }
+        let mut parent: Vec<usize> = (0..6).collect();
+        link(&squared, BLOCK_LINK_Z, &mut parent, true);
+        assert_eq!(components(&mut parent, 3).0, vec![(vec![0], vec![0]), (vec![1], vec![1])]);
+    }
+
+    /// `gram` is `SᵀS / n`, as nalgebra's `tr_mul` computes it (to rounding), and zeros without
+    /// rows.
+    #[test]
+    fn gram_is_the_cross_product_over_the_rows() {
+        for (n, d) in [(7, 5), (300, 9), (3, 1)] {
+            let s = DMatrix::from_fn(n, d, |i, j| ((i * 7 + j * 3) % 11) as f64 - 5.0 + 0.1 * j as f64);
+            let want = s.tr_mul(&s) / n as f64;
+            assert!((gram(&s) - &want).abs().max() < 1e-12 * want.abs().max(), "{n} × {d}");
+        }
+        assert_eq!(gram(&DMatrix::zeros(0, 3)), DMatrix::zeros(3, 3));
     }
 
     /// `y_1 = x_0² + e` does not correlate with `x_0` but its moments link it to the block of

@@ -201,6 +201,7 @@ fn one_csv_with_both_variables_and_json_output() {
         y.as_view(),
         &Default::default(),
     );
+    assert_eq!(defaults, [mibound::estimators::EstimatorSpec::parse("ksg-blocks:k=3").unwrap()]);
     assert_eq!(est.len(), defaults.len());
     for (e, spec) in est.iter().zip(&defaults) {
         assert_eq!(e["estimator"].as_str(), Some(spec.to_string().as_str()));

@@ -526,8 +526,10 @@ fn estimate_one(
         let names: Vec<String> = call.specs.iter().map(|s| s.to_string()).collect();
         return Err(py_err(Error::param("estimator", names.join(","), "name exactly one estimator")));
     };
-    // The one estimator as named (`auto` included: it chooses for itself).
-    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, _, p| {
+    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, specs, p| {
+        // `auto` is its headline for these data, as `Auto::estimate` chooses it (a neural one then
+        // trains with progress and Ctrl-C too).
+        let spec = if spec == EstimatorSpec::Auto { specs[0] } else { spec };
         let mut e = match spec.bound() {
             // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
             Some(b) => estimate_bounds(&[b], &settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?

@@ -5,8 +5,6 @@ scikit-learn-style functions, and `DEFAULTS`. The library's are the command line
 
 import inspect
 
-import numpy as np
-
 import mibound
 from mibound import _native
 
@@ -37,8 +35,9 @@ def test_mutual_information_defaults_are_the_librarys():
 def test_the_default_estimators_are_what_an_estimate_runs(gaussian):
     # Without `estimators`, the library's list runs: `auto`, which for two independent pairs
     # (this Gaussian) is KSG summed over them, for 2 + 2 dimensions in one block (at most
-    # LOW_DIMENSION = 4) KSG on normal scores alone, and above it InfoNCE with KSG as the
-    # cross-check (cheap settings; the names are what counts).
+    # LOW_DIMENSION = 4) KSG on normal scores alone, and for 3 + 3 dimensions in one block (a
+    # dense Gaussian) InfoNCE with KSG as the cross-check (cheap settings; the names are what
+    # counts).
     assert list(mibound.DEFAULT_ESTIMATORS) == ["auto"]
     x, y = gaussian
     r = mibound.estimate(x, y, steps=5, batch=32, hidden=8, embed=4, folds=2)
@@ -46,8 +45,8 @@ def test_the_default_estimators_are_what_an_estimate_runs(gaussian):
     xd, yd = mibound.sample("multinormal-dense-2-2-0.5", 600, 7)
     r = mibound.estimate(xd, yd, steps=5, batch=32, hidden=8, embed=4, folds=2)
     assert [e.estimator for e in r.estimates] == ["ksg:k=3:margins=normal"]
-    x3 = np.hstack([x, x[:, :1] ** 3])
-    r = mibound.estimate(x3, y, steps=5, batch=32, hidden=8, embed=4, folds=2)
+    x3, y3 = mibound.sample("multinormal-dense-3-3-0.5", 600, 7)
+    r = mibound.estimate(x3, y3, steps=5, batch=32, hidden=8, embed=4, folds=2)
     assert [e.estimator for e in r.estimates] == ["infonce", "ksg:k=5"]
 
 

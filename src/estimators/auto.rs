@@ -105,7 +105,8 @@ pub const BLOCKS_TEST_LEVEL: f64 = 0.01;
 /// [`MAX_BLOCK_SEARCH`] joint dimensions, and the
 /// columns' normal scores fall into two or more blocks with no link between them
 /// ([`crate::blocks::independent_blocks`]: no pair of columns across blocks, nor their squares,
-/// correlates beyond 6 standard errors on both halves of the rows), each of at most
+/// nor the product of two columns of a block with a column of another, correlates beyond 6
+/// standard errors on both halves of the rows), each of at most
 /// `LOW_DIMENSION` joint dimensions — where KSG on normal scores is the headline anyway — with
 /// no column left out, and Wilks' test of the blocks' independence
 /// ([`crate::blocks::blocks_independence_p`], which pools all the correlations across blocks,
