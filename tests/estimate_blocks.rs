@@ -76,10 +76,12 @@ fn other_data_keep_the_dimensions_choice() {
 }
 
 /// Two pairs with additive noise in 2 + 2 columns (`additive-normal-2-1.0`, I = 1.739,
-/// docs/tasks.md) are summed pair by pair, in low dimension too: KSG on all four columns reads
-/// 1.51–1.53 at n = 5000 (docs/results.md §23), each pair in two dimensions much closer. Within
-/// the tolerance of #25, max(0.25, 25 %) = 0.43, at three seeds, and closer than KSG on all four
-/// columns at each.
+/// docs/tasks.md) are summed pair by pair, in low dimension too. At 2000 rows the sum's error
+/// measured −0.031 to −0.093 over seeds 0–9 (mean −0.056, sd 0.021; `mibound sample
+/// additive-normal-2-1.0 --n 2000 --seed S`, then `estimate --estimators
+/// ksg-blocks,ksg:k=3:margins=normal --seed S`), KSG on all four columns −0.21 to −0.32 (docs/results.md
+/// §23): within 0.15 of the truth (the mean error and more than four standard deviations), which
+/// KSG on all columns is not, and closer than it at each of seeds 0–2.
 #[test]
 fn two_independent_pairs_in_low_dimension_are_summed() {
     let task = mibound::tasks::get("additive-normal-2-1.0").unwrap();
@@ -91,7 +93,7 @@ fn two_independent_pairs_in_low_dimension_are_summed() {
         assert_eq!(EstimatorSpec::auto_for(x.as_view(), y.as_view(), &Default::default()), [parse("ksg-blocks")]);
         let summed = auto.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
         let joint = all_columns.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
-        assert!((summed - truth).abs() < 0.25f64.max(0.25 * truth), "seed {seed}: {summed}");
+        assert!((summed - truth).abs() < 0.15, "seed {seed}: {summed}");
         assert!((summed - truth).abs() < (joint - truth).abs(), "seed {seed}: {summed} against {joint}");
     }
 }
