@@ -7,7 +7,8 @@
 //!     cargo run --release --example default_by_group -- tuning
 //!     cargo run --release --example default_by_group -- held-out
 //!
-//! Neural options as the command line spells them (`--critic separable`, `--weight-decay 0.01`),
+//! Neural options as the command line spells them (`--critic separable`, `--weight-decay 0.01`,
+//! `--hidden 256,256`),
 //! and `--pilot-steps N` ([`mibound::estimators::NeuralConfig::pilot_steps`]), may follow the half, to judge another default on the same pairs; the low-dimensional tasks,
 //! whose headline is KSG and does not depend on them, are then skipped.
 //!
@@ -78,10 +79,13 @@ fn main() {
             ("--pilot-steps", Some(v)) => pilot_steps = Some(v.parse::<u64>().expect("--pilot-steps takes a number")),
             ("--critic", Some(v)) => options.critic = v.clone(),
             ("--weight-decay", Some(v)) => options.weight_decay = v.parse().expect("--weight-decay takes a number"),
+            ("--hidden", Some(v)) => {
+                options.hidden = v.split(',').map(|h| h.parse().expect("--hidden takes widths: 256,256")).collect()
+            }
             ("--group", Some(v)) => only_group = Some(v.clone()),
             _ => {
                 eprintln!(
-                    "unknown option {pair:?}: --critic NAME, --weight-decay W, --pilot-steps N and --group low-dim|images|high-dim are read"
+                    "unknown option {pair:?}: --critic NAME, --weight-decay W, --hidden W1,W2,…, --pilot-steps N and --group low-dim|images|high-dim are read"
                 );
                 std::process::exit(2);
             }
