@@ -13,6 +13,7 @@
 //! and gives KSG (k = 5) on all columns, the cross-check, beside them. `--skip-neural` leaves
 //! InfoNCE out (minutes per half; its values do not depend on this choice). `--low-dim` looks
 //! at the low-dimensional tasks with at least two columns a side instead (section 23).
+use mibound::blocks::Blocks;
 use mibound::bounds::BoundSpec;
 use mibound::estimators::auto::sums_blocks;
 use mibound::estimators::classical::normal_score_blocks;
@@ -51,25 +52,16 @@ fn main() {
         for seed in 0..3u64 {
             let (x, y) = task.draw(N, seed).unwrap();
             let (found, wilks) = normal_score_blocks(x.as_view(), y.as_view());
-            let (b, left) = (&found.blocks, &found.left_out);
-            let sizes: Vec<String> = b.iter().map(|b| format!("{}+{}", b.0.len(), b.1.len())).collect();
+            let b = &found.blocks;
             let small = b.len() >= 2 && b.iter().all(|b| b.0.len() + b.1.len() <= LOW_DIMENSION);
-            let left_out = if left.0.is_empty() && left.1.is_empty() {
-                String::new()
-            } else {
-                format!(" left x{}/y{}", left.0.len(), left.1.len())
-            };
             let truth = info.true_mi;
-            // What `auto` does with these data (no columns left out and Wilks' test passed).
-            let summed = if sums_blocks(x.as_view(), y.as_view()) { "auto sums" } else { "auto does not sum" };
             if !small {
-                println!("{id:44} seed {seed} truth {truth:6.3} | blocks [{}]{left_out} | not summed", sizes.join(" "));
+                println!("{id:44} seed {seed} truth {truth:6.3} | {} | not summed", describe(&found));
                 continue;
             }
-            print!(
-                "{id:44} seed {seed} truth {truth:6.3} | blocks [{}]{left_out} wilks p {wilks:.3} ({summed})",
-                sizes.join(" ")
-            );
+            // What `auto` does with these data (no columns left out and Wilks' test passed).
+            let summed = if sums_blocks(x.as_view(), y.as_view()) { "auto sums" } else { "auto does not sum" };
+            print!("{id:44} seed {seed} truth {truth:6.3} | {} wilks p {wilks:.3} ({summed})", describe(&found));
             let t = Instant::now();
             let s = blocks.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
             let ts = t.elapsed().as_secs_f64();
@@ -86,10 +78,19 @@ fn main() {
     }
 }
 
+/// `blocks [1+1 2+1] left x1/y0`: the blocks' sizes, and how many columns were left out.
+fn describe(found: &Blocks) -> String {
+    let sizes: Vec<String> = found.blocks.iter().map(|b| format!("{}+{}", b.0.len(), b.1.len())).collect();
+    let (lx, ly) = &found.left_out;
+    let left =
+        if lx.is_empty() && ly.is_empty() { String::new() } else { format!(" left x{}/y{}", lx.len(), ly.len()) };
+    format!("blocks [{}]{left}", sizes.join(" "))
+}
+
 /// `--low-dim`: the low-dimensional tasks of the half with at least two columns on each side
-/// (the only ones that can split into two blocks), seeds 0–2: their blocks, whether `auto` sums them
-/// (`sums_blocks`), and `ksg-blocks` beside the
-/// low-dimensional headline (KSG, k = 3, on normal scores of all columns).
+/// (the only ones that can split into two blocks), seeds 0–2: their blocks, whether `auto` sums
+/// them (`sums_blocks`), and `ksg-blocks` beside the low-dimensional headline (KSG, k = 3, on
+/// normal scores of all columns).
 fn low_dimension(half: Split, settings: &Settings) {
     let headline = EstimatorSpec::parse("ksg:k=3:margins=normal").unwrap().build(settings).unwrap();
     let blocks = EstimatorSpec::parse("ksg-blocks").unwrap().build(settings).unwrap();
@@ -102,16 +103,13 @@ fn low_dimension(half: Split, settings: &Settings) {
         for seed in 0..3u64 {
             let (x, y) = task.draw(N, seed).unwrap();
             let (found, wilks) = normal_score_blocks(x.as_view(), y.as_view());
-            let sizes: Vec<String> = found.blocks.iter().map(|b| format!("{}+{}", b.0.len(), b.1.len())).collect();
             let rule = sums_blocks(x.as_view(), y.as_view());
             let truth = info.true_mi;
             let h = headline.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
             let s = blocks.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
             println!(
-                "{id:36} seed {seed} truth {truth:6.3} | blocks [{}] left x{}/y{} wilks p {wilks:.3} rule {} | headline {h:6.3} err {:+.3} | ksg-blocks {s:6.3} err {:+.3}",
-                sizes.join(" "),
-                found.left_out.0.len(),
-                found.left_out.1.len(),
+                "{id:36} seed {seed} truth {truth:6.3} | {} wilks p {wilks:.3} rule {} | headline {h:6.3} err {:+.3} | ksg-blocks {s:6.3} err {:+.3}",
+                describe(&found),
                 if rule { "sums" } else { "no" },
                 h - truth,
                 s - truth

@@ -46,10 +46,8 @@ pub const BLOCK_LINK_Z: f64 = 6.0;
 /// rows happen to coincide; that rarely happens in both halves at once. Found by correlation,
 /// the blocks may be wrong, which costs a critic summed over them tightness, never validity.
 pub fn dependent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64) -> Vec<Block> {
-    let d = x.ncols() + y.ncols();
-    let columns: Vec<Vec<f64>> = x.column_iter().chain(y.column_iter()).map(|c| c.iter().copied().collect()).collect();
-    let mut parent: Vec<usize> = (0..d).collect();
-    link(&columns, z, &mut parent, false);
+    let mut parent: Vec<usize> = (0..x.ncols() + y.ncols()).collect();
+    link(&columns_of(x, y), z, &mut parent, false);
     components(&mut parent, x.ncols()).0
 }
 
@@ -68,14 +66,7 @@ pub fn dependent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64
 /// scale shared by all columns (Student-t), a column that is a function of another's magnitude.
 pub fn independent_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, z: f64) -> Blocks {
     let d = x.ncols() + y.ncols();
-    let mut columns: Vec<Vec<f64>> =
-        x.column_iter().chain(y.column_iter()).map(|c| c.iter().copied().collect()).collect();
-    // Column d + j is the square of column j, centred and scaled first.
-    for j in 0..d {
-        let mut s = columns[j].clone();
-        standardise(&mut s);
-        columns.push(s.iter().map(|v| v * v).collect());
-    }
+    let columns = with_squares(columns_of(x, y));
     let mut parent: Vec<usize> = (0..d).collect();
     link(&columns, z, &mut parent, true);
     link_products(&columns[..d], z, &mut parent);
@@ -96,26 +87,26 @@ const MAX_PRODUCT_COMPONENT: usize = 8;
 /// (it is `sign(x₁)·x₂²` and noise), and `I(X; Y)` is not `I(x₁; y₁) + I(x₂; y₂)`.
 fn link_products(columns: &[Vec<f64>], z: f64, parent: &mut [usize]) {
     let d = columns.len();
+    let mut standardised = columns.to_vec();
+    standardised.iter_mut().for_each(|c| standardise(c));
     loop {
-        // The small components' pairs of columns, each product standardised.
-        let roots: Vec<usize> = (0..d).map(|j| root(parent, j)).collect();
+        // The pairs of columns of each small component.
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); d];
+        for j in 0..d {
+            members[root(parent, j)].push(j);
+        }
         let mut pairs: Vec<(usize, usize)> = Vec::new();
-        for top in (0..d).filter(|&j| roots[j] == j) {
-            let members: Vec<usize> = (0..d).filter(|&j| roots[j] == top).collect();
-            if (2..=MAX_PRODUCT_COMPONENT).contains(&members.len()) {
-                for (i, &a) in members.iter().enumerate() {
-                    pairs.extend(members[i + 1..].iter().map(|&b| (a, b)));
-                }
+        for m in members.iter().filter(|m| (2..=MAX_PRODUCT_COMPONENT).contains(&m.len())) {
+            for (i, &a) in m.iter().enumerate() {
+                pairs.extend(m[i + 1..].iter().map(|&b| (a, b)));
             }
         }
         if pairs.is_empty() {
             return;
         }
-        let mut all: Vec<Vec<f64>> = columns.to_vec();
-        all.iter_mut().for_each(|c| standardise(c));
-        let products: Vec<Vec<f64>> =
-            pairs.iter().map(|&(a, b)| all[a].iter().zip(&all[b]).map(|(u, v)| u * v).collect()).collect();
-        all.extend(products);
+        let product =
+            |&(a, b): &(usize, usize)| standardised[a].iter().zip(&standardised[b]).map(|(u, v)| u * v).collect();
+        let all: Vec<Vec<f64>> = standardised.iter().cloned().chain(pairs.iter().map(product)).collect();
         let (even, odd, limit) = half_correlations(&all, z);
         let mut joined = false;
         for (p, &(a, _)) in pairs.iter().enumerate() {
@@ -152,30 +143,31 @@ pub fn blocks_independence_p(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, b
     }
     let n = x.nrows();
     // The blocks' columns, standardised, one block after the other; `R` their correlations.
-    let columns: Vec<Vec<f64>> = blocks
+    let picked: Vec<_> = blocks
         .iter()
         .flat_map(|(bx, by)| bx.iter().map(|&c| x.column(c)).chain(by.iter().map(|&c| y.column(c))))
-        .map(|c| {
-            let mut v: Vec<f64> = c.iter().copied().collect();
-            standardise(&mut v);
-            v
-        })
         .collect();
-    let all = DMatrix::from_fn(n, columns.len(), |i, j| columns[j][i]);
+    let mut all = DMatrix::<f64>::zeros(n, picked.len());
+    for (j, c) in picked.iter().enumerate() {
+        let mut column = all.column_mut(j);
+        column.copy_from(c);
+        standardise(column.as_mut_slice());
+    }
     let r = gram(&all);
     let log_det = |at: usize, size: usize| -> Option<f64> {
         let sub = r.view((at, at), (size, size)).into_owned();
         sub.cholesky().map(|c| 2.0 * c.l().diagonal().iter().map(|v| v.ln()).sum::<f64>())
     };
-    let sizes: Vec<f64> = blocks.iter().map(|b| (b.0.len() + b.1.len()) as f64).collect();
-    let Some(whole) = log_det(0, columns.len()) else { return 0.0 };
+    let Some(whole) = log_det(0, picked.len()) else { return 0.0 };
     let (mut parts, mut at) = (0.0, 0);
-    for &size in &sizes {
-        let Some(l) = log_det(at, size as usize) else { return 0.0 };
+    for b in blocks {
+        let size = b.0.len() + b.1.len();
+        let Some(l) = log_det(at, size) else { return 0.0 };
         parts += l;
-        at += size as usize;
+        at += size;
     }
-    let p: f64 = sizes.iter().sum();
+    let sizes: Vec<f64> = blocks.iter().map(|b| (b.0.len() + b.1.len()) as f64).collect();
+    let p = picked.len() as f64;
     let (s2, s3) = (sizes.iter().map(|v| v * v).sum::<f64>(), sizes.iter().map(|v| v * v * v).sum::<f64>());
     let f = (p * p - s2) / 2.0;
     let m = n as f64 - 1.5 - (p * p * p - s3) / (3.0 * (p * p - s2));
@@ -194,6 +186,22 @@ fn gram(s: &DMatrix<f64>) -> DMatrix<f64> {
     let scale = 1.0 / s.nrows().max(1) as f64;
     gemm(Backend::default(), scale, s.as_view(), Op::T, s.as_view(), Op::N, 0.0, c.as_view_mut());
     c
+}
+
+/// The columns of `x`, then those of `y`.
+fn columns_of(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Vec<Vec<f64>> {
+    x.column_iter().chain(y.column_iter()).map(|c| c.iter().copied().collect()).collect()
+}
+
+/// `columns`, then the square of each (centred and scaled first): column `d + j` is column
+/// `j`'s square, as [`link`] reads them with `squares`.
+fn with_squares(mut columns: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+    for j in 0..columns.len() {
+        let mut s = columns[j].clone();
+        standardise(&mut s);
+        columns.push(s.iter().map(|v| v * v).collect());
+    }
+    columns
 }
 
 /// Centres and scales `v` (`1/n` variance); a constant column becomes 0.
@@ -231,9 +239,9 @@ fn half_correlations(columns: &[Vec<f64>], z: f64) -> (DMatrix<f64>, DMatrix<f64
         let rows: Vec<usize> = (p..n).step_by(2).collect();
         let mut s = DMatrix::<f64>::zeros(rows.len(), columns.len());
         for (j, c) in columns.iter().enumerate() {
-            let mut v: Vec<f64> = rows.iter().map(|&i| c[i]).collect();
-            standardise(&mut v);
-            s.column_mut(j).copy_from_slice(&v);
+            let mut column = s.column_mut(j);
+            column.iter_mut().zip(&rows).for_each(|(v, &i)| *v = c[i]);
+            standardise(column.as_mut_slice());
         }
         gram(&s)
     };
@@ -342,16 +350,8 @@ mod tests {
         assert_eq!(found.blocks, vec![(vec![0, 1], vec![0, 1])]);
         assert_eq!(found.left_out, (vec![2], vec![2]));
         // Without the products, the moments alone split the pairs.
-        let columns: Vec<Vec<f64>> =
-            x.column_iter().chain(y.column_iter()).map(|c| c.iter().copied().collect()).collect();
-        let mut squared = columns.clone();
-        for c in &columns {
-            let mut s = c.clone();
-            standardise(&mut s);
-            squared.push(s.iter().map(|v| v * v).collect());
-        }
         let mut parent: Vec<usize> = (0..6).collect();
-        link(&squared, BLOCK_LINK_Z, &mut parent, true);
+        link(&with_squares(columns_of(x.as_view(), y.as_view())), BLOCK_LINK_Z, &mut parent, true);
         assert_eq!(components(&mut parent, 3).0, vec![(vec![0], vec![0]), (vec![1], vec![1])]);
     }
 

@@ -102,11 +102,10 @@ pub const MAX_BLOCK_SEARCH: usize = 200;
 pub const BLOCKS_TEST_LEVEL: f64 = 0.01;
 
 /// Whether `auto` sums KSG over blocks (`ksg-blocks`) on these data: at most
-/// [`MAX_BLOCK_SEARCH`] joint dimensions, and the
-/// columns' normal scores fall into two or more blocks with no link between them
-/// ([`crate::blocks::independent_blocks`]: no pair of columns across blocks, nor their squares,
-/// nor the product of two columns of a block with a column of another, correlates beyond 6
-/// standard errors on both halves of the rows), each of at most
+/// [`MAX_BLOCK_SEARCH`] joint dimensions, and the columns' normal scores fall into two or more
+/// blocks with no link between them ([`crate::blocks::independent_blocks`]: no pair of columns
+/// across blocks, nor their squares, nor the product of two columns of a block with a column of
+/// another, correlates beyond 6 standard errors on both halves of the rows), each of at most
 /// `LOW_DIMENSION` joint dimensions — where KSG on normal scores is the headline anyway — with
 /// no column left out, and Wilks' test of the blocks' independence
 /// ([`crate::blocks::blocks_independence_p`], which pools all the correlations across blocks,
@@ -118,8 +117,8 @@ pub const BLOCKS_TEST_LEVEL: f64 = 0.01;
 /// `LOW_DIMENSION`; a 2 + 2 pair that splits into two 1 + 1 pairs is read in two dimensions
 /// at a time instead of four, where KSG's bias is smaller). Dependence between blocks makes the
 /// sum wrong (above the truth where the blocks share a factor, each correlation too weak to link
-/// two columns: what Wilks' test is for); dependence that neither the correlations of the normal scores nor those of their
-/// squares show is not seen. A column left out of every block may still carry MI that no
+/// two columns: what Wilks' test is for); dependence that no correlation of the normal scores,
+/// their squares and products shows is not seen. A column left out of every block may still carry MI that no
 /// correlation of it or its square shows, so then the data go to the neural bound (or, in low
 /// dimension, to KSG on all columns). Chosen on the tuning half of the suite (docs/results.md,
 /// sections 22 and 23).

@@ -42,8 +42,10 @@
 //! found once on all rows; the interval's half-samples keep them. Columns in no block are left
 //! out (their MI with the other side is taken to be 0); with no block found, the estimate is
 //! KSG on every column (both said in a warning). Dependence between blocks breaks the sum's
-//! premise, and the sum then reads above the truth; `auto` chooses `ksg-blocks` only where
-//! Wilks' test of the blocks' independence also passes (`estimators::auto::sums_blocks`).
+//! premise (a shared factor makes it read above the truth, an interaction below); blocks are
+//! also joined where a product of two columns of one correlates with a column of another, and
+//! `auto` chooses `ksg-blocks` only where Wilks' test of the blocks' independence also passes
+//! (`estimators::auto::sums_blocks`).
 //!
 //! **Bias.** KSG is consistent, but in high dimension and at high MI it is biased downwards,
 //! badly: the k-th neighbour of a point is far away and the density is not constant over the
