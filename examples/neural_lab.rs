@@ -8,7 +8,8 @@
 //!
 //! A variant is `NAME` (the defaults) or `NAME=KEY:VALUE;KEY:VALUE…` with keys `critic`
 //! (`auto`, `separable`, …, as `--critic`), `hidden` (`512` or `256+256`), `embed`,
-//! `weight_decay`, `lr`, `batch`, `steps`, `pilot_steps`, `patience`, `folds`, `input_noise`,
+//! `weight_decay`, `lr`, `batch`, `steps`, `pilot_steps`, `patience`, `lr_decays` and `lr_decay`
+//! (learning-rate decays on validation plateaus), `folds`, `input_noise`,
 //! `test_batch` (`0`: the whole test fold), `knn` and `walks` (`1+2+4`; empty: none), `blocks`
 //! (`0` or `1`: the nearest-neighbour candidates summed over blocks of columns) and `transform`. Options `--n ROWS` (5000).
 //! Only for choosing defaults on the tuning half (docs/tasks.md): it prints the truth.
@@ -45,6 +46,9 @@ fn variant(text: &str) -> Variant {
         match k.as_str() {
             "pilot_steps" => n.pilot_steps = v.parse().unwrap(),
             "patience" => n.patience = v.parse().unwrap(),
+            "lr_decays" => n.lr_decays = v.parse().unwrap(),
+            "lr_decay" => n.lr_decay = v.parse().unwrap(),
+            "squares" => n.squares = v == "1",
             "input_noise" => n.input_noise = v.parse().unwrap(),
             "test_batch" => n.test_batch = if v == "none" { None } else { Some(v.parse().unwrap()) },
             "symmetric" => n.symmetric = v == "1",

@@ -65,8 +65,10 @@ fn a_progress_that_never_cancels_gives_the_same_numbers() {
     let values = |c: &mibound::estimators::Comparison| c.estimates.iter().map(|e| e.value).collect::<Vec<_>>();
     assert_eq!(values(&a), values(&b));
     // Every step of every critic is counted: 120 steps for each candidate of the first fold
-    // (which chooses the critic) and for the chosen critic on each of the other 4 folds.
+    // (which chooses the critic: the configured one and the alternatives, each also on the
+    // squares) and for the chosen critic on each of the other 4 folds.
     let total = settings(120).neural.max_training_steps(&[specs[0].bound().unwrap()]);
-    assert_eq!(total, 120 * (1 + Settings::default().neural.alternatives.len() as u64 + 4));
+    let candidates = 2 * (1 + Settings::default().neural.alternatives.len() as u64);
+    assert_eq!(total, 120 * (candidates + 4));
     assert_eq!(p.steps.load(Ordering::Relaxed), total);
 }

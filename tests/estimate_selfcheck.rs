@@ -8,6 +8,7 @@ fn cheap() -> Settings {
     s.neural.batch = 128;
     s.neural.max_steps = 300;
     s.neural.alternatives.clear();
+    s.neural.squares = false;
     s
 }
 

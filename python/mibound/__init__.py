@@ -297,7 +297,8 @@ def estimate(
 
     The settings are those of ``mibound estimate``, with its defaults (:data:`DEFAULTS`):
     ``critic`` (``auto``: each fold trains the separable critic of ``hidden``, ``embed`` and
-    ``weight_decay`` and two more and keeps the one that validates highest; or one critic
+    ``weight_decay`` and two more, each also on the coordinates with their squares, and keeps
+    the one that validates highest; or one critic
     alone: separable, concat, cpc, bilinear, cosine), ``hidden`` widths, ``embed``, ``batch``,
     ``steps``, ``lr``, ``weight_decay``, ``folds``, ``transform`` (copula, standardize, none);
     ``unit`` (nats or bits) sets each estimate's ``in_unit``. ``drop_constant=True`` drops

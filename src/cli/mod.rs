@@ -53,9 +53,9 @@ pub struct EstimateOpts {
     pub estimators: Vec<String>,
     /// Critic for the lower bounds: auto (each fold trains the separable critic of --hidden,
     /// --embed and --weight-decay and two more with hidden layers 256,256, embedding 32 and
-    /// weight decay 0.01, one with ReLU and one with softplus units, and keeps the one with the
-    /// highest validation objective), or one critic alone: separable, cosine, bilinear, cpc,
-    /// concat.
+    /// weight decay 0.01, one with ReLU and one with softplus units, each of the three a second
+    /// time on the coordinates with their squares, and keeps the one with the highest validation
+    /// objective), or one critic alone: separable, cosine, bilinear, cpc, concat.
     #[arg(long, default_value_t = Options::default().critic)]
     pub critic: String,
     /// Hidden layer widths of the critics, comma-separated.

@@ -146,8 +146,9 @@ impl SettingsGuard for CheckedSettings {
 #[non_exhaustive]
 pub struct Options {
     /// Critic for the lower bounds: `auto` (a separable critic from `hidden`, `embed` and
-    /// `weight_decay`, and each fold also trains [`Alternative::defaults`] and keeps the one
-    /// that validates highest), or one critic alone: separable, cosine, bilinear, cpc, concat (or
+    /// `weight_decay`, and each fold also trains [`Alternative::defaults`], all three also on
+    /// the coordinates with their squares ([`NeuralConfig::squares`]), and keeps the one that
+    /// validates highest), or one critic alone: separable, cosine, bilinear, cpc, concat (or
     /// any name [`CriticSpec::parse`] reads).
     pub critic: String,
     /// Hidden layer widths of the critics (and of the conditional model q(y|x)).
@@ -252,6 +253,7 @@ impl Options {
             patience: self.patience,
             transform: self.transform.parse()?,
             alternatives: if self.critic == "auto" { Alternative::defaults() } else { Vec::new() },
+            squares: self.critic == "auto",
             ..NeuralConfig::default()
         };
         Ok(Settings { neural })

@@ -65,8 +65,12 @@ pub struct NeuralSettings {
     pub alternatives: Vec<Alternative>,
     /// Steps each candidate trained before the fold kept one (0: all to the end).
     pub pilot_steps: u64,
-    /// The candidate each fold kept: 0 the configured critic, `1..=A` the alternatives, then
-    /// `A + 1 + i` nearest-neighbour candidate `i` ([`NeuralSettings::nearest_neighbour_kept`]).
+    /// Whether the trained candidates were trained a second time on the coordinates and their
+    /// squares ([`super::NeuralConfig::squares`]).
+    pub squares: bool,
+    /// The candidate each fold kept: 0 the configured critic, `1..=A` the alternatives, with
+    /// [`NeuralSettings::squares`] `A + 1..=2A + 1` the same on the squares too, then the
+    /// nearest-neighbour candidates in order ([`NeuralSettings::nearest_neighbour_kept`]).
     pub critic_chosen_per_fold: Vec<usize>,
     /// Training batch N.
     pub batch: usize,
@@ -107,7 +111,7 @@ impl NeuralSettings {
     /// The nearest-neighbour critic every fold kept ([`NeuralSettings::critic_chosen_per_fold`]),
     /// as the settings name it; `None` when a fold kept a trained critic or folds differ.
     pub fn nearest_neighbour_kept(&self) -> Option<Neighbours> {
-        let trained = 1 + self.alternatives.len();
+        let trained = (1 + self.alternatives.len()) * (1 + usize::from(self.squares));
         let first = *self.critic_chosen_per_fold.first()?;
         let kept = neighbour_candidates(&self.knn, &self.knn_walks, self.knn_blocks)
             .get(first.checked_sub(trained)?)
@@ -153,6 +157,7 @@ pub(super) fn estimate(
         critic: cfg.critic_for(spec).clone(),
         pilot_steps: if alternatives.is_empty() { 0 } else { cfg.pilot_steps },
         alternatives,
+        squares: untrained_candidates && cfg.squares,
         critic_chosen_per_fold: folds.choices,
         batch: plan.batch,
         eval_batch: plan.eval_batch,

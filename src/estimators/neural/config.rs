@@ -152,6 +152,15 @@ impl Alternative {
     }
 }
 
+/// A critic a fold trains, with its optimiser settings and the inputs it sees.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Candidate {
+    pub critic: CriticSpec,
+    pub adam: AdamConfig,
+    /// It sees the coordinates and their squares ([`NeuralConfig::squares`]).
+    pub squares: bool,
+}
+
 /// Settings of the neural estimators (everything but the bound and the seed).
 ///
 /// Fields missing from a serialised form take [`NeuralConfig::default`]'s values (one place for
@@ -178,8 +187,16 @@ pub struct NeuralConfig {
     /// Validation check interval in steps; `0` checks once per epoch of the training rows
     /// (at least every 5 and at most every 100 steps).
     pub eval_every: u64,
-    /// Steps without a validation improvement before stopping.
+    /// Steps without a validation improvement before stopping (or before a learning-rate
+    /// decay, [`NeuralConfig::lr_decays`]).
     pub patience: u64,
+    /// Learning-rate decays on validation plateaus ([`crate::train::PlateauDecay`]): when
+    /// `patience` steps pass without improvement, a critic goes back to its best validated
+    /// parameters and trains on at [`NeuralConfig::lr_decay`] times the learning rate, up to
+    /// this many times, before a plateau stops it. `0`: a plateau stops it at once.
+    pub lr_decays: u32,
+    /// The factor in (0, 1) of each learning-rate decay.
+    pub lr_decay: f64,
     /// Further critics for the lower bounds and estimates (not the conditional model), each
     /// trained on every fold beside [`NeuralConfig::critic`]; a fold keeps the critic with the
     /// highest validation objective. Empty: `critic` alone.
@@ -204,6 +221,12 @@ pub struct NeuralConfig {
     /// Rows per test batch at most (`0`: every test row of the fold in one batch); `None`: the
     /// training batch. InfoNCE's ceiling is the log of the rows per test batch.
     pub test_batch: Option<usize>,
+    /// The trained candidates of the lower bounds are trained a second time on each mapped
+    /// coordinate and its square
+    /// ([`crate::estimators::marginal::FittedTransform::apply_with_squares`]), and compared
+    /// with the others on validation; the conditional models of the log-density bounds and
+    /// the nearest-neighbour critics see the coordinates alone.
+    pub squares: bool,
     /// Standard deviation of Gaussian noise added to every training batch's inputs (after the
     /// marginal map; never to validation or test rows): a regulariser (Bishop 1995). `0`: none.
     pub input_noise: f64,
@@ -237,7 +260,9 @@ impl Default for NeuralConfig {
     /// orientations of the scores, each test fold is one test batch, and three nearest-neighbour
     /// critics (k = √M, 2√M, 4√M) are candidates beside the trained ones (docs/results.md,
     /// section 9), five random walks too (section 12), and, where a fold's columns fall into
-    /// blocks, all eight again summed over the blocks (section 20).
+    /// blocks, all eight again summed over the blocks (section 20). The three trained critics
+    /// are candidates a second time on the coordinates with their squares
+    /// ([`NeuralConfig::squares`]; section 26).
     ///
     /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
     /// suits dependence spread thinly over many coordinates (a 20-d Gaussian with 2 nats: 1.82,
@@ -265,12 +290,15 @@ impl Default for NeuralConfig {
             transform: MarginalTransform::Copula,
             eval_every: 0,
             patience: 200,
+            lr_decays: 0,
+            lr_decay: 0.1,
             alternatives: Alternative::defaults(),
             pilot_steps: 500,
             choose_once: true,
             compute: Compute { threads: STEP_THREADS, ..Compute::default() },
             labels: LabelColumns::default(),
             test_batch: Some(0),
+            squares: true,
             input_noise: 0.0,
             symmetric: true,
             knn: vec![1.0, 2.0, 4.0],
@@ -335,6 +363,9 @@ impl NeuralConfig {
         if self.patience == 0 {
             return Err(Error::param("patience", 0, "must be at least 1"));
         }
+        if !(self.lr_decay > 0.0 && self.lr_decay < 1.0) {
+            return Err(Error::param("learning-rate decay", self.lr_decay, "must lie in (0, 1)"));
+        }
         if let Some(c) = self.knn.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
             return Err(Error::param("knn factor", c, "must be positive and finite (k = factor · √rows)"));
         }
@@ -361,15 +392,22 @@ impl NeuralConfig {
     }
 
     /// The critics (with their optimiser settings) a fold trains for `bound`'s training
-    /// objective: the configured one first, then the alternatives (not for conditional models).
-    pub(super) fn candidates_for(&self, bound: &BoundSpec) -> Vec<(CriticSpec, AdamConfig)> {
-        let mut c = vec![(self.critic_for(bound).clone(), self.adam.clone())];
+    /// objective: the configured one first, then the alternatives (not for conditional models);
+    /// with [`NeuralConfig::squares`], for a lower bound, all of them again on the coordinates
+    /// and their squares.
+    pub(super) fn candidates_for(&self, bound: &BoundSpec) -> Vec<Candidate> {
+        let plain = |critic: &CriticSpec, adam: AdamConfig| Candidate { critic: critic.clone(), adam, squares: false };
+        let mut c = vec![plain(self.critic_for(bound), self.adam.clone())];
         if !bound.needs_log_density() {
             c.extend(
                 self.alternatives
                     .iter()
-                    .map(|a| (a.critic.clone(), AdamConfig { weight_decay: a.weight_decay, ..self.adam.clone() })),
+                    .map(|a| plain(&a.critic, AdamConfig { weight_decay: a.weight_decay, ..self.adam.clone() })),
             );
+            if self.squares {
+                let squared: Vec<Candidate> = c.iter().map(|p| Candidate { squares: true, ..p.clone() }).collect();
+                c.extend(squared);
+            }
         }
         c
     }
@@ -406,8 +444,8 @@ impl NeuralConfig {
         out
     }
 
-    /// Critics trained per fold for `bound`'s training objective (1 + the alternatives, or 1
-    /// for a conditional model).
+    /// Critics trained per fold for `bound`'s training objective (1 + the alternatives, twice
+    /// with [`NeuralConfig::squares`], or 1 for a conditional model).
     pub fn critics_per_fold(&self, bound: &BoundSpec) -> usize {
         self.candidates_for(&trainer_bound(bound)).len()
     }
@@ -461,6 +499,16 @@ mod tests {
         assert_eq!(batch.batch, 64);
         assert_eq!((batch.symmetric, batch.test_batch, &batch.knn), (true, Some(0), &vec![1.0, 2.0, 4.0]));
         assert_eq!((&batch.knn_walks, batch.knn_blocks), (&vec![1, 2, 4, 8, 16], true));
+        assert_eq!((batch.lr_decays, batch.lr_decay), (0, 0.1));
+    }
+
+    #[test]
+    fn a_learning_rate_decay_outside_0_1_is_refused() {
+        for bad in [0.0, 1.0, -0.5, f64::NAN] {
+            let e = NeuralConfig { lr_decay: bad, lr_decays: 1, ..NeuralConfig::default() }.validate().unwrap_err();
+            assert!(e.to_string().contains("learning-rate decay"), "{e}");
+        }
+        assert!(NeuralConfig { lr_decay: 0.5, lr_decays: 2, ..NeuralConfig::default() }.validate().is_ok());
     }
 
     #[test]

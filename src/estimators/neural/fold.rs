@@ -6,18 +6,18 @@
 //! neither training nor any choice saw.
 
 use super::TraceRow;
-use super::config::{BLOCK_LINK_Z, MAX_BLOCK_COLUMNS, MAX_BLOCKS, NeighbourPlan, NeuralConfig};
+use super::config::{BLOCK_LINK_Z, Candidate, MAX_BLOCK_COLUMNS, MAX_BLOCKS, NeighbourPlan, NeuralConfig};
 use super::plan::{CriticGroup, FoldRows, Plan};
 use crate::blocks::{Block, dependent_blocks};
 use crate::bounds::{Bound, BoundSpec};
-use crate::critics::{Critic, CriticSpec, Init, KnnSum};
+use crate::critics::{Critic, Init, KnnSum};
 use crate::error::Result;
 use crate::estimators::{Warning, WarningCode};
-use crate::optim::{Adam, AdamConfig};
+use crate::optim::Adam;
 use crate::rng::Stream;
 use crate::train::{
-    CriticTrainer, Data, Dataset, Observer, Progress, ProgressCounter, RunState, Runner, StepRecord, Termination,
-    TrainStep, Validation, evaluate_batches, random_batches,
+    CriticTrainer, Data, Dataset, Observer, PlateauDecay, Progress, ProgressCounter, RunState, Runner, StepRecord,
+    Termination, TrainStep, Validation, evaluate_batches, random_batches,
 };
 use nalgebra::{DMatrix, DMatrixView};
 use std::sync::Arc;
@@ -46,6 +46,8 @@ pub(super) struct Fold<'a> {
     cfg: &'a NeuralConfig,
     plan: &'a Plan,
     data: Data,
+    /// The data with the squares of the coordinates ([`NeuralConfig::squares`]).
+    wide: Option<Data>,
     rows: &'a FoldRows,
     index: usize,
     progress: Option<&'a dyn Progress>,
@@ -63,17 +65,31 @@ impl<'a> Fold<'a> {
         let rows = &plan.folds[index];
         let training = rows.training();
         let (x, y) = (x.clone_owned(), y.clone_owned());
-        let fx = cfg.transform.fit_with_labels(&x, &training, "x", &cfg.labels.x)?.apply(&x);
-        let fy = cfg.transform.fit_with_labels(&y, &training, "y", &cfg.labels.y)?.apply(&y);
+        let mx = cfg.transform.fit_with_labels(&x, &training, "x", &cfg.labels.x)?;
+        let my = cfg.transform.fit_with_labels(&y, &training, "y", &cfg.labels.y)?;
         // The runner's data set: it draws training batches from `train` (here the fit rows);
         // validation and test rows are passed explicitly.
-        let data = Data::Dataset(Dataset { x: fx, y: fy, train: rows.fit.clone(), test: rows.val.clone() });
-        Ok(Fold { cfg, plan, data, rows, index, progress })
+        let dataset = |x, y| Data::Dataset(Dataset { x, y, train: rows.fit.clone(), test: rows.val.clone() });
+        let data = dataset(mx.apply(&x), my.apply(&y));
+        let wide = cfg.squares.then(|| dataset(mx.apply_with_squares(&x), my.apply_with_squares(&y)));
+        Ok(Fold { cfg, plan, data, wide, rows, index, progress })
     }
 
     fn dataset(&self) -> &Dataset {
-        let Data::Dataset(d) = &self.data else { unreachable!("a fold's data is a data set") };
+        Self::dataset_of(&self.data)
+    }
+
+    fn dataset_of(data: &Data) -> &Dataset {
+        let Data::Dataset(d) = data else { unreachable!("a fold's data is a data set") };
         d
+    }
+
+    /// The data a trained candidate sees: the coordinates, and with `squares` their squares.
+    fn trained_data(&self, squares: bool) -> &Data {
+        match &self.wide {
+            Some(wide) if squares => wide,
+            _ => &self.data,
+        }
     }
 
     /// Trains the group's critic (choosing among its candidates, or candidate `only` when the
@@ -249,8 +265,14 @@ impl<'a> Fold<'a> {
     /// first of them, so that their walks are shared.
     fn knn_validation(&self, critics: &[(usize, KnnSum)], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
         let d = self.dataset();
-        let batches =
-            |i: usize| self.validation_batches(Stream::ValidationBatches.seed(Stream::Candidate(i as u64).seed(seed)));
+        // The candidates on the squares come between the trained and the nearest-neighbour
+        // candidates (`NeuralConfig::squares`): the latter draw the batches of their positions
+        // without them, so those candidates change no nearest-neighbour choice.
+        let squared = if self.cfg.squares { 1 + self.cfg.alternatives.len() } else { 0 };
+        let batches = |i: usize| {
+            let position = Stream::Candidate((i - squared) as u64).seed(seed);
+            self.validation_batches(Stream::ValidationBatches.seed(position))
+        };
         let mut bound = objective_bound(self.cfg, trainer)?;
         let mut totals = vec![0.0; critics.len()];
         let mut add = |j: usize, scored: Vec<DMatrix<f64>>| -> Result<()> {
@@ -297,13 +319,13 @@ impl<'a> Fold<'a> {
     fn start_candidates(
         &self,
         trainer: BoundSpec,
-        candidates: &[(usize, (CriticSpec, AdamConfig))],
+        candidates: &[(usize, Candidate)],
         seed: u64,
     ) -> Result<Vec<CandidateRun<'_>>> {
         use rayon::prelude::*;
         let cfg = self.cfg;
         let pilot = if candidates.len() > 1 && cfg.pilot_steps > 0 { cfg.pilot_steps } else { cfg.max_steps };
-        let start = |&(i, ref c): &(usize, (CriticSpec, AdamConfig))| -> Result<CandidateRun<'_>> {
+        let start = |&(i, ref c): &(usize, Candidate)| -> Result<CandidateRun<'_>> {
             // The first candidate keeps the seed a single critic has.
             let s = Stream::Candidate(i as u64).seed(seed);
             let mut run = CandidateRun::start(self, trainer, c, s)?;
@@ -327,7 +349,7 @@ impl<'a> Fold<'a> {
     fn keep_best(
         &self,
         mut runs: Vec<CandidateRun<'_>>,
-        candidates: &[(usize, (CriticSpec, AdamConfig))],
+        candidates: &[(usize, Candidate)],
         floor: f64,
     ) -> Result<(Option<(usize, Trained)>, u64)> {
         let mut steps: u64 = runs.iter().map(|r| r.state.steps()).sum();
@@ -367,7 +389,8 @@ impl<'a> Fold<'a> {
         let test_batches = random_batches(test, eval_batch, count, Stream::TestBatches.seed(seed));
         let vals = match kept {
             Kept::Trained(t) => {
-                evaluate_batches(t.critic.as_mut(), &t.outcome.params, &mut bounds, &d.x, &d.y, &test_batches)?
+                let seen = Self::dataset_of(self.trained_data(t.squares));
+                evaluate_batches(t.critic.as_mut(), &t.outcome.params, &mut bounds, &seen.x, &seen.y, &test_batches)?
             }
             Kept::Knn(critic) => {
                 let mut sums = vec![(0.0, 0.0); bounds.len()];
@@ -420,6 +443,8 @@ type Evaluated = (Vec<(usize, f64)>, Option<f64>);
 /// A trained critic with its outcome and trace.
 struct Trained {
     critic: Box<dyn Critic<f32>>,
+    /// It saw the coordinates' squares too.
+    squares: bool,
     outcome: crate::train::Outcome<f32>,
     trace: Vec<TraceRow>,
 }
@@ -431,19 +456,17 @@ struct CandidateRun<'f> {
     runner: Runner<'f>,
     state: RunState<f32>,
     trace: std::sync::Arc<std::sync::Mutex<Vec<TraceRow>>>,
+    squares: bool,
 }
 
 impl<'f> CandidateRun<'f> {
     /// Builds `spec` with `adam` on the fold's fit rows (validated on its validation rows) and
     /// starts its run from a critic that carries no information.
-    fn start(
-        fold: &'f Fold<'f>,
-        trainer: BoundSpec,
-        (spec, adam): &(CriticSpec, AdamConfig),
-        seed: u64,
-    ) -> Result<Self> {
+    fn start(fold: &'f Fold<'f>, trainer: BoundSpec, candidate: &Candidate, seed: u64) -> Result<Self> {
         let cfg = fold.cfg;
-        let d = fold.dataset();
+        let (spec, adam) = (&candidate.critic, &candidate.adam);
+        let data = fold.trained_data(candidate.squares);
+        let d = Fold::dataset_of(data);
         let dims = (d.x.ncols(), d.y.ncols());
         let critic = spec.build_with::<f32>(dims.0, dims.1, cfg.compute)?;
         let mut params = critic.init_params(Init::Torch, seed);
@@ -457,17 +480,18 @@ impl<'f> CandidateRun<'f> {
         let bound = objective()?;
         let label = trainer.build::<f32>()?.label();
         let step = TrainStep::new(critic, bound, opt, fold.plan.batch, dims).with_input_noise(cfg.input_noise);
-        let mut model = CriticTrainer::new(step, &fold.data, Stream::CriticInit.rng(seed), cfg.max_steps as usize)
+        let mut model = CriticTrainer::new(step, data, Stream::CriticInit.rng(seed), cfg.max_steps as usize)
             .with_validation(objective()?, fold.validation_batches(Stream::ValidationBatches.seed(seed)))?;
         let trace = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut runner = Runner::new(cfg.max_steps)
             .validate(Validation { every: fold.plan.eval_every, patience: cfg.patience })
+            .decay_on_plateau(PlateauDecay { factor: cfg.lr_decay, times: cfg.lr_decays })
             .observe(TraceRecorder { rows: trace.clone(), fold: fold.index, label });
         if let Some(f) = fold.progress {
             runner = runner.observe(ProgressCounter::new(f, 50));
         }
         let state = cfg.compute.on_pool(|| runner.start(&mut model, params))?;
-        Ok(CandidateRun { compute: cfg.compute, model, runner, state, trace })
+        Ok(CandidateRun { compute: cfg.compute, model, runner, state, trace, squares: candidate.squares })
     }
 
     /// Trains on until `until` steps or a stop.
@@ -478,11 +502,11 @@ impl<'f> CandidateRun<'f> {
 
     /// Ends the run: the critic with its best validated parameters.
     fn finish(self) -> Result<Trained> {
-        let CandidateRun { model, mut runner, state, trace, .. } = self;
+        let CandidateRun { model, mut runner, state, trace, squares, .. } = self;
         let outcome = runner.finish(state)?;
         drop(runner);
         let trace = std::mem::take(&mut *trace.lock().expect("trace lock"));
-        Ok(Trained { critic: model.step.critic, outcome, trace })
+        Ok(Trained { critic: model.step.critic, squares, outcome, trace })
     }
 }
 
