@@ -189,19 +189,16 @@ impl FittedTransform {
         }
         out
     }
-}
 
-impl FittedTransform {
-    /// [`FittedTransform::apply`], then for each column that is not a label's indicator its
-    /// square, centred and scaled as a standard normal's would be: `(z² − 1)/√2`. For normal
-    /// scores these are the magnitudes a critic needs where the dependence acts through them —
-    /// a shared scale (a multivariate Student-t), a rotation that depends on the radius (a
-    /// spiral), noise whose size depends on the other side — which a ReLU network otherwise
-    /// builds piece by piece. They are functions of the mapped coordinates, so a critic of
-    /// both is a critic of the data: every bound stays valid, and invariant under monotone
-    /// maps of the coordinates with normal scores.
-    pub fn apply_with_squares(&self, m: &DMatrix<f64>) -> DMatrix<f64> {
-        let mapped = self.apply(m);
+    /// `mapped` (what [`FittedTransform::apply`] returned) with, for each column that is not a
+    /// label's indicator, its square appended, centred and scaled as a standard normal's would
+    /// be: `(z² − 1)/√2`. For normal scores these are the magnitudes a critic needs where the
+    /// dependence acts through them — a shared scale (a multivariate Student-t), a rotation
+    /// that depends on the radius (a spiral), noise whose size depends on the other side —
+    /// which a ReLU network otherwise builds piece by piece. They are functions of the mapped
+    /// coordinates, so a critic of both is a critic of the data: every bound stays valid, and
+    /// invariant under monotone maps of the coordinates with normal scores.
+    pub fn with_squares(&self, mapped: &DMatrix<f64>) -> DMatrix<f64> {
         let mut numeric = Vec::new();
         let mut at = 0;
         for map in &self.cols {
@@ -211,12 +208,10 @@ impl FittedTransform {
             at += map.width();
         }
         let width = mapped.ncols();
-        let mut out = mapped.insert_columns(width, numeric.len(), 0.0);
-        for (k, &j) in numeric.iter().enumerate() {
-            let z = out.column(j).clone_owned();
-            out.column_mut(width + k).copy_from(&z.map(|v| (v * v - 1.0) * std::f64::consts::FRAC_1_SQRT_2));
-        }
-        out
+        DMatrix::from_fn(mapped.nrows(), width + numeric.len(), |i, j| match j.checked_sub(width) {
+            None => mapped[(i, j)],
+            Some(k) => (mapped[(i, numeric[k])].powi(2) - 1.0) * std::f64::consts::FRAC_1_SQRT_2,
+        })
     }
 }
 
@@ -274,7 +269,7 @@ mod tests {
         let m = DMatrix::from_row_slice(4, 3, &[0.5, 2.0, -1.0, 1.5, 7.0, 3.0, -1.0, 2.0, 0.0, 3.0, 9.0, 2.0]);
         // Column 1 is a label (levels 2, 7 on rows 0–2): [x0, 1{2}, 1{7}, x2, sq(x0), sq(x2)].
         let f = MarginalTransform::None.fit_with_labels(&m, &[0, 1, 2], "x", &[1]).unwrap();
-        let (plain, wide) = (f.apply(&m), f.apply_with_squares(&m));
+        let (plain, wide) = (f.apply(&m), f.with_squares(&f.apply(&m)));
         assert_eq!((plain.ncols(), wide.ncols()), (4, 6));
         assert_eq!(wide.columns(0, 4), plain.columns(0, 4));
         let sq = |v: f64| (v * v - 1.0) * std::f64::consts::FRAC_1_SQRT_2;
@@ -284,8 +279,8 @@ mod tests {
         // Normal scores: a standard normal's square minus one over √2 has mean 0 and variance 1.
         let z: Vec<f64> = (0..2000).map(|i| ((i as f64 + 0.37) * 0.618_034).fract()).collect();
         let m = DMatrix::from_column_slice(2000, 1, &z);
-        let wide =
-            MarginalTransform::Copula.fit(&m, &(0..2000).collect::<Vec<_>>(), "x").unwrap().apply_with_squares(&m);
+        let f = MarginalTransform::Copula.fit(&m, &(0..2000).collect::<Vec<_>>(), "x").unwrap();
+        let wide = f.with_squares(&f.apply(&m));
         let s = wide.column(1);
         let (mean, var) = (s.mean(), s.map(|v| v * v).mean() - s.mean().powi(2));
         assert!(mean.abs() < 0.01 && (var - 1.0).abs() < 0.1, "mean {mean}, variance {var}");

@@ -223,7 +223,7 @@ pub struct NeuralConfig {
     pub test_batch: Option<usize>,
     /// The trained candidates of the lower bounds are trained a second time on each mapped
     /// coordinate and its square
-    /// ([`crate::estimators::marginal::FittedTransform::apply_with_squares`]), and compared
+    /// ([`crate::estimators::marginal::FittedTransform::with_squares`]), and compared
     /// with the others on validation; the conditional models of the log-density bounds and
     /// the nearest-neighbour critics see the coordinates alone.
     pub squares: bool,

@@ -70,8 +70,9 @@ impl<'a> Fold<'a> {
         // The runner's data set: it draws training batches from `train` (here the fit rows);
         // validation and test rows are passed explicitly.
         let dataset = |x, y| Data::Dataset(Dataset { x, y, train: rows.fit.clone(), test: rows.val.clone() });
-        let data = dataset(mx.apply(&x), my.apply(&y));
-        let wide = cfg.squares.then(|| dataset(mx.apply_with_squares(&x), my.apply_with_squares(&y)));
+        let (fx, fy) = (mx.apply(&x), my.apply(&y));
+        let wide = cfg.squares.then(|| dataset(mx.with_squares(&fx), my.with_squares(&fy)));
+        let data = dataset(fx, fy);
         Ok(Fold { cfg, plan, data, wide, rows, index, progress })
     }
 
