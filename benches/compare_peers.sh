@@ -14,7 +14,8 @@
 # default infonce,nwj,dv,mine), OUT (default /tmp/mibound-compare-peers), PEERS_DIR (folder holding
 # peer_estimate.py, default /work/shared/peers/beyond), PEERS_VENV (default
 # ~/.cache/mibound-peers2-venv: torch-mist, benchmark-mi 0.1.3, matplotlib; see PEERS_DIR/README.md
-# and setup.sh there), PEERS=0 (mibound's two calls only, no peers), TORCH_MIST=0 (no torch-mist).
+# and setup.sh there), PEERS=0 (mibound's two calls only, no peers), TORCH_MIST=0 (no torch-mist; then
+# a venv with benchmark-mi, jax 0.4.33 and matplotlib is enough).
 # --quick: 2 tasks, bmi InfoNCE only (a smoke test for CI; peers still run their full defaults).
 # Skips cleanly (exit 0) when the peers' venv or peer_estimate.py is missing.
 set -euo pipefail
@@ -41,8 +42,10 @@ for arg in "$@"; do
         *) echo "usage: benches/compare_peers.sh [--quick]" >&2; exit 2 ;;
     esac
 done
-if [ ! -x "$PY" ] || ! "$PY" -c "import bmi, torch_mist, matplotlib" >/dev/null 2>&1; then
-    echo "compare_peers: skipped (no peers' venv with bmi, torch_mist and matplotlib at $PEERS_VENV; set PEERS_VENV)"
+NEEDS="bmi, matplotlib"
+[ "${TORCH_MIST:-1}" = 0 ] || NEEDS="$NEEDS, torch_mist"
+if [ ! -x "$PY" ] || ! "$PY" -c "import $NEEDS" >/dev/null 2>&1; then
+    echo "compare_peers: skipped (no peers' venv with $NEEDS at $PEERS_VENV; set PEERS_VENV)"
     exit 0
 fi
 if [ ! -f "$PEERS_DIR/peer_estimate.py" ]; then

@@ -11,7 +11,8 @@
 //! `weight_decay`, `lr`, `batch`, `steps`, `pilot_steps`, `patience`, `lr_decays` and `lr_decay`
 //! (learning-rate decays on validation plateaus), `folds`, `input_noise`,
 //! `test_batch` (`0`: the whole test fold), `knn` and `walks` (`1+2+4`; empty: none), `blocks`
-//! (`0` or `1`: the nearest-neighbour candidates summed over blocks of columns) and `transform`. Options `--n ROWS` (5000).
+//! (`0` or `1`: the nearest-neighbour candidates summed over blocks of columns), `given` (`0` or
+//! `1`: them again on the coordinates as given) and `transform`. Options `--n ROWS` (5000).
 //! Only for choosing defaults on the tuning half (docs/tasks.md): it prints the truth.
 use mibound::estimators::{EstimatorSpec, Options, Settings};
 use std::time::Instant;
@@ -55,6 +56,7 @@ fn variant(text: &str) -> Variant {
             "knn" => n.knn = v.split('+').filter(|s| !s.is_empty()).map(|c| c.parse().unwrap()).collect(),
             "walks" => n.knn_walks = v.split('+').filter(|s| !s.is_empty()).map(|c| c.parse().unwrap()).collect(),
             "blocks" => n.knn_blocks = v == "1",
+            "given" => n.knn_given = v == "1",
             other => panic!("unknown key {other}"),
         }
     }

@@ -103,6 +103,10 @@ pub struct NeuralSettings {
     /// Whether the nearest-neighbour candidates were compared again summed over blocks of
     /// dependent columns (where a fold's columns fell into blocks).
     pub knn_blocks: bool,
+    /// Whether the nearest-neighbour candidates were compared again on the coordinates as
+    /// given ([`super::NeuralConfig::knn_given`]; where the marginal map leaves them as given,
+    /// the folds skip these candidates, whose positions still count).
+    pub knn_given: bool,
     /// The noise added to training batches' inputs.
     pub input_noise: f64,
 }
@@ -113,7 +117,7 @@ impl NeuralSettings {
     pub fn nearest_neighbour_kept(&self) -> Option<Neighbours> {
         let trained = (1 + self.alternatives.len()) * (1 + usize::from(self.squares));
         let first = *self.critic_chosen_per_fold.first()?;
-        let kept = neighbour_candidates(&self.knn, &self.knn_walks, self.knn_blocks)
+        let kept = neighbour_candidates(&self.knn, &self.knn_walks, self.knn_blocks, self.knn_given)
             .get(first.checked_sub(trained)?)
             .copied()?;
         self.critic_chosen_per_fold.iter().all(|&c| c == first).then_some(kept)
@@ -173,6 +177,7 @@ pub(super) fn estimate(
         knn: if untrained_candidates { cfg.knn.clone() } else { Vec::new() },
         knn_walks: if untrained_candidates { cfg.knn_walks.clone() } else { Vec::new() },
         knn_blocks: untrained_candidates && cfg.knn_blocks,
+        knn_given: untrained_candidates && cfg.knn_given,
         input_noise: cfg.input_noise,
     };
     let diagnostics = Diagnostics {

@@ -44,6 +44,8 @@ pub enum Neighbours {
         factor: f64,
         /// Summed over the blocks of dependent columns ([`NeuralConfig::knn_blocks`]).
         blocks: bool,
+        /// On the coordinates as given, not mapped ([`NeuralConfig::knn_given`]).
+        given: bool,
     },
     /// A random walk on the [`WALK_NEIGHBOURS`]-nearest-neighbour graphs
     /// ([`NeuralConfig::knn_walks`]).
@@ -52,6 +54,8 @@ pub enum Neighbours {
         steps: usize,
         /// Summed over the blocks of dependent columns ([`NeuralConfig::knn_blocks`]).
         blocks: bool,
+        /// On the coordinates as given, not mapped ([`NeuralConfig::knn_given`]).
+        given: bool,
     },
 }
 
@@ -60,6 +64,13 @@ impl Neighbours {
     pub fn blocks(&self) -> bool {
         match *self {
             Neighbours::Counted { blocks, .. } | Neighbours::Walk { blocks, .. } => blocks,
+        }
+    }
+
+    /// Whether the critic sees the coordinates as given instead of the fold's mapped ones.
+    pub fn given(&self) -> bool {
+        match *self {
+            Neighbours::Counted { given, .. } | Neighbours::Walk { given, .. } => given,
         }
     }
 }
@@ -75,19 +86,25 @@ impl std::fmt::Display for Neighbours {
         if self.blocks() {
             write!(f, ", summed over blocks of dependent columns")?;
         }
+        if self.given() {
+            write!(f, ", on the coordinates as given")?;
+        }
         Ok(())
     }
 }
 
 /// The nearest-neighbour candidates of factors `knn` and walks of `walks` steps, in candidate
-/// order: the counted ones, the walks, then (with `blocks`) the same again summed over blocks.
-pub(super) fn neighbour_candidates(knn: &[f64], walks: &[usize], blocks: bool) -> Vec<Neighbours> {
+/// order: the counted ones, the walks, then (with `blocks`) the same again summed over blocks;
+/// then (with `given`) all of these again on the coordinates as given.
+pub(super) fn neighbour_candidates(knn: &[f64], walks: &[usize], blocks: bool, given: bool) -> Vec<Neighbours> {
     let sides: &[bool] = if blocks { &[false, true] } else { &[false] };
-    sides
+    let inputs: &[bool] = if given { &[false, true] } else { &[false] };
+    inputs
         .iter()
-        .flat_map(|&blocks| {
-            let counted = knn.iter().map(move |&factor| Neighbours::Counted { factor, blocks });
-            counted.chain(walks.iter().map(move |&steps| Neighbours::Walk { steps, blocks }))
+        .flat_map(|&given| sides.iter().map(move |&blocks| (given, blocks)))
+        .flat_map(|(given, blocks)| {
+            let counted = knn.iter().map(move |&factor| Neighbours::Counted { factor, blocks, given });
+            counted.chain(walks.iter().map(move |&steps| Neighbours::Walk { steps, blocks, given }))
         })
         .collect()
 }
@@ -103,6 +120,8 @@ pub(super) struct NeighbourPlan {
     pub steps: usize,
     /// Summed over blocks of dependent columns.
     pub blocks: bool,
+    /// On the coordinates as given ([`NeuralConfig::knn_given`]).
+    pub given: bool,
 }
 
 /// A critic, with its own L2 weight decay, that each fold trains beside the configured one
@@ -246,6 +265,11 @@ pub struct NeuralConfig {
     /// columns of a fold's fit rows ([`crate::blocks::dependent_blocks`] at
     /// [`BLOCK_LINK_Z`]), when there are 2 to [`MAX_BLOCKS`] blocks or they leave columns out.
     pub knn_blocks: bool,
+    /// The nearest-neighbour candidates again on the coordinates as given (label columns
+    /// one-hot), where the marginal map changes them: normal scores give every coordinate the
+    /// same spread, which on images lets rarely inked border pixels weigh as much as the
+    /// strokes in a distance (docs/results.md, section 27).
+    pub knn_given: bool,
 }
 
 impl Default for NeuralConfig {
@@ -262,7 +286,8 @@ impl Default for NeuralConfig {
     /// section 9), five random walks too (section 12), and, where a fold's columns fall into
     /// blocks, all eight again summed over the blocks (section 20). The three trained critics
     /// are candidates a second time on the coordinates with their squares
-    /// ([`NeuralConfig::squares`]; section 26).
+    /// ([`NeuralConfig::squares`]; section 26), and the nearest-neighbour critics a second
+    /// time on the coordinates as given ([`NeuralConfig::knn_given`]; section 27).
     ///
     /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
     /// suits dependence spread thinly over many coordinates (a 20-d Gaussian with 2 nats: 1.82,
@@ -304,6 +329,7 @@ impl Default for NeuralConfig {
             knn: vec![1.0, 2.0, 4.0],
             knn_walks: vec![1, 2, 4, 8, 16],
             knn_blocks: true,
+            knn_given: true,
         }
     }
 }
@@ -414,9 +440,9 @@ impl NeuralConfig {
 
     /// Every nearest-neighbour candidate, in candidate order: [`NeuralConfig::knn`]'s, then
     /// [`NeuralConfig::knn_walks`]'s, then with [`NeuralConfig::knn_blocks`] both again summed
-    /// over blocks.
+    /// over blocks, then with [`NeuralConfig::knn_given`] all of them on the coordinates as given.
     pub fn neighbour_candidates(&self) -> Vec<Neighbours> {
-        neighbour_candidates(&self.knn, &self.knn_walks, self.knn_blocks)
+        neighbour_candidates(&self.knn, &self.knn_walks, self.knn_blocks, self.knn_given)
     }
 
     /// The nearest-neighbour candidates a fold with `m` fit rows compares, with `blocks` when
@@ -437,8 +463,9 @@ impl NeuralConfig {
             if c.blocks() && !blocks {
                 continue;
             }
-            if !out.iter().any(|o| (o.k, o.steps, o.blocks) == (k, steps, c.blocks())) {
-                out.push(NeighbourPlan { position, k, steps, blocks: c.blocks() });
+            let key = (k, steps, c.blocks(), c.given());
+            if !out.iter().any(|o| (o.k, o.steps, o.blocks, o.given) == key) {
+                out.push(NeighbourPlan { position, k, steps, blocks: c.blocks(), given: c.given() });
             }
         }
         out
@@ -513,7 +540,8 @@ mod tests {
 
     #[test]
     fn neighbour_candidates_keep_their_positions() {
-        let cfg = NeuralConfig { knn: vec![1.0, 2.0], knn_walks: vec![2, 8], ..NeuralConfig::default() };
+        let given = NeuralConfig { knn: vec![1.0, 2.0], knn_walks: vec![2, 8], ..NeuralConfig::default() };
+        let cfg = NeuralConfig { knn_given: false, ..given.clone() };
         let plans = |m: usize, blocks: bool| -> Vec<(usize, usize, usize, bool)> {
             cfg.knn_neighbours(m, blocks).iter().map(|p| (p.position, p.k, p.steps, p.blocks)).collect()
         };
@@ -523,7 +551,11 @@ mod tests {
         assert_eq!(plans(3200, false), whole);
         let blocked: Vec<_> = whole.iter().map(|&(p, k, t, _)| (p + 4, k, t, true)).collect();
         assert_eq!(plans(3200, true), [whole.clone(), blocked].concat());
-        assert_eq!(cfg.neighbour_candidates()[5], Neighbours::Counted { factor: 2.0, blocks: true });
+        assert_eq!(cfg.neighbour_candidates()[5], Neighbours::Counted { factor: 2.0, blocks: true, given: false });
+        // With knn_given all of them again, on the coordinates as given, after the others.
+        let with_given: Vec<_> = given.knn_neighbours(3200, true).iter().map(|p| (p.position, p.given)).collect();
+        assert_eq!(with_given, (0..16).map(|p| (p, p >= 8)).collect::<Vec<_>>());
+        assert_eq!(given.neighbour_candidates()[11], Neighbours::Walk { steps: 8, blocks: false, given: true });
         // Above MAX_WALK_ROWS no walk; with 4 rows k = 2 and 4, walks on 3 neighbours.
         assert_eq!(plans(MAX_WALK_ROWS + 1, false).len(), 2);
         assert_eq!(plans(4, false), vec![(0, 2, 0, false), (1, 4, 0, false), (2, 3, 2, false), (3, 3, 8, false)]);

@@ -12,6 +12,7 @@ use crate::blocks::{Block, dependent_blocks};
 use crate::bounds::{Bound, BoundSpec};
 use crate::critics::{Critic, Init, KnnSum};
 use crate::error::Result;
+use crate::estimators::marginal::MarginalTransform;
 use crate::estimators::{Warning, WarningCode};
 use crate::optim::Adam;
 use crate::rng::Stream;
@@ -48,6 +49,9 @@ pub(super) struct Fold<'a> {
     data: Data,
     /// The data with the squares of the coordinates ([`NeuralConfig::squares`]).
     wide: Option<Data>,
+    /// The coordinates as given, label columns one-hot, for the nearest-neighbour candidates
+    /// that see them ([`NeuralConfig::knn_given`]); none where the map leaves them as given.
+    given: Option<Data>,
     rows: &'a FoldRows,
     index: usize,
     progress: Option<&'a dyn Progress>,
@@ -72,8 +76,16 @@ impl<'a> Fold<'a> {
         let dataset = |x, y| Data::Dataset(Dataset { x, y, train: rows.fit.clone(), test: rows.val.clone() });
         let (fx, fy) = (mx.apply(&x), my.apply(&y));
         let wide = cfg.squares.then(|| dataset(mx.with_squares(&fx), my.with_squares(&fy)));
+        let neighbours = !(cfg.knn.is_empty() && cfg.knn_walks.is_empty());
+        let given = if cfg.knn_given && neighbours && cfg.transform != MarginalTransform::None {
+            let gx = MarginalTransform::None.fit_with_labels(&x, &training, "x", &cfg.labels.x)?.apply(&x);
+            let gy = MarginalTransform::None.fit_with_labels(&y, &training, "y", &cfg.labels.y)?.apply(&y);
+            Some(dataset(gx, gy))
+        } else {
+            None
+        };
         let data = dataset(fx, fy);
-        Ok(Fold { cfg, plan, data, wide, rows, index, progress })
+        Ok(Fold { cfg, plan, data, wide, given, rows, index, progress })
     }
 
     fn dataset(&self) -> &Dataset {
@@ -83,6 +95,15 @@ impl<'a> Fold<'a> {
     fn dataset_of(data: &Data) -> &Dataset {
         let Data::Dataset(d) = data else { unreachable!("a fold's data is a data set") };
         d
+    }
+
+    /// The data a nearest-neighbour candidate sees: the mapped coordinates, or with `given`
+    /// the coordinates as given.
+    fn neighbour_data(&self, given: bool) -> &Dataset {
+        match &self.given {
+            Some(g) if given => Self::dataset_of(g),
+            _ => self.dataset(),
+        }
     }
 
     /// The data a trained candidate sees: the coordinates, and with `squares` their squares.
@@ -121,11 +142,11 @@ impl<'a> Fold<'a> {
             || self.start_candidates(trainer, &candidates, seed),
         );
         let knn = knn?;
-        let floor = knn.as_ref().map_or(f64::NEG_INFINITY, |b| b.2);
+        let floor = knn.as_ref().map_or(f64::NEG_INFINITY, |b| b.1);
         let (trained, steps) = self.keep_best(pilot?, &candidates, floor)?;
         let (choice, mut kept) = match (trained, knn) {
             (Some((c, t)), _) => (c, Kept::Trained(t)),
-            (None, Some((i, critic, _))) => (i, Kept::Knn(critic)),
+            (None, Some((critic, _))) => (critic.position, Kept::Knn(critic)),
             (None, None) => unreachable!("a fold has at least one candidate"),
         };
         if let Some(f) = self.progress {
@@ -187,6 +208,8 @@ impl<'a> Fold<'a> {
         };
         let blocks = if cfg.knn_blocks && only.is_none_or(blocked_choice) { self.blocks() } else { None };
         let mut plans = cfg.knn_neighbours(self.rows.fit.len(), blocks.is_some() || only.is_some());
+        // Where the map leaves the coordinates as given, those candidates would repeat others.
+        plans.retain(|p| !p.given || self.given.is_some());
         plans.iter_mut().for_each(|p| p.position += trained);
         (plans, blocks)
     }
@@ -208,8 +231,8 @@ impl<'a> Fold<'a> {
     }
 
     /// The nearest-neighbour critic of `neighbours` with the highest validation objective, with
-    /// its index and that objective (none without such candidates). A lone candidate when no
-    /// trained candidate runs beside it is not validated (the choice was made on another fold).
+    /// that objective (none without such candidates). A lone candidate when no trained
+    /// candidate runs beside it is not validated (the choice was made on another fold).
     fn best_knn(
         &self,
         neighbours: &[NeighbourPlan],
@@ -217,45 +240,51 @@ impl<'a> Fold<'a> {
         alone: bool,
         trainer: BoundSpec,
         seed: u64,
-    ) -> Result<Option<(usize, KnnSum, f64)>> {
+    ) -> Result<Option<(NeighbourCritic, f64)>> {
         let critics = self.knn_critics(neighbours, blocks)?;
         let validated = if alone && critics.len() == 1 {
             vec![f64::NEG_INFINITY]
         } else {
             self.knn_validation(&critics, trainer, seed)?
         };
-        let mut best: Option<(usize, KnnSum, f64)> = None;
-        for ((i, critic), v) in critics.into_iter().zip(validated) {
-            if best.as_ref().is_none_or(|b| v > b.2) {
-                best = Some((i, critic, v));
+        let mut best: Option<(NeighbourCritic, f64)> = None;
+        for (critic, v) in critics.into_iter().zip(validated) {
+            if best.as_ref().is_none_or(|b| v > b.1) {
+                best = Some((critic, v));
             }
         }
         Ok(best)
     }
 
-    /// The nearest-neighbour critics of `which` among the fold's fit rows, with their indices,
-    /// in candidate order: of every column, then summed over `blocks` (of every column when
-    /// there are none). The random walks of each kind share their graphs.
-    fn knn_critics(&self, which: &[NeighbourPlan], blocks: Option<Arc<Vec<Block>>>) -> Result<Vec<(usize, KnnSum)>> {
-        let d = self.dataset();
-        let (x, y) = (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
+    /// The nearest-neighbour critics of `which` among the fold's fit rows, in candidate order:
+    /// on the mapped coordinates, then on the coordinates as given; of each, those of every
+    /// column, then those summed over `blocks` (of every column when there are none). The
+    /// random walks of each kind share their graphs.
+    fn knn_critics(&self, which: &[NeighbourPlan], blocks: Option<Arc<Vec<Block>>>) -> Result<Vec<NeighbourCritic>> {
         let mut out = Vec::with_capacity(which.len());
-        for blocked in [false, true] {
-            let blocks = if blocked { blocks.clone() } else { None };
-            let kind = |p: &&NeighbourPlan| p.blocks == blocked;
-            for p in which.iter().filter(kind).filter(|p| p.steps == 0) {
-                out.push((p.position, KnnSum::counted(&x, &y, blocks.clone(), p.k)?));
+        for (given, blocked) in [(false, false), (false, true), (true, false), (true, true)] {
+            let kind: Vec<&NeighbourPlan> = which.iter().filter(|p| (p.given, p.blocks) == (given, blocked)).collect();
+            if kind.is_empty() {
+                continue;
             }
-            let walks: Vec<&NeighbourPlan> = which.iter().filter(kind).filter(|p| p.steps > 0).collect();
+            let d = self.neighbour_data(given);
+            let (x, y) = (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
+            let blocks = if blocked { blocks.clone() } else { None };
+            let critic = |p: &NeighbourPlan, critic| NeighbourCritic { position: p.position, given, critic };
+            for p in kind.iter().filter(|p| p.steps == 0) {
+                out.push(critic(p, KnnSum::counted(&x, &y, blocks.clone(), p.k)?));
+            }
+            let walks: Vec<&&NeighbourPlan> = kind.iter().filter(|p| p.steps > 0).collect();
             if let Some(first) = walks.first() {
                 let steps: Vec<usize> = walks.iter().map(|p| p.steps).collect();
                 let sums = KnnSum::walks(&x, &y, blocks.clone(), first.k, &steps)?;
-                out.extend(walks.iter().map(|p| p.position).zip(sums));
+                out.extend(walks.iter().zip(sums).map(|(p, s)| critic(p, s)));
             }
         }
-        // Counted candidates precede walks, and critics of every column the blocked ones, in
-        // candidate order already; ties go to the earlier.
-        debug_assert!(out.windows(2).all(|w| w[0].0 < w[1].0));
+        // Counted candidates precede walks, critics of every column the blocked ones and those
+        // on the mapped coordinates those on the given ones, in candidate order already; ties
+        // go to the earlier.
+        debug_assert!(out.windows(2).all(|w| w[0].position < w[1].position));
         Ok(out)
     }
 
@@ -264,8 +293,7 @@ impl<'a> Fold<'a> {
     /// counting critic's batches are drawn as a trained candidate of its index draws them; the
     /// random walks of each kind (of every column, summed over blocks) share the batches of the
     /// first of them, so that their walks are shared.
-    fn knn_validation(&self, critics: &[(usize, KnnSum)], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
-        let d = self.dataset();
+    fn knn_validation(&self, critics: &[NeighbourCritic], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
         // The candidates on the squares come between the trained and the nearest-neighbour
         // candidates (`NeuralConfig::squares`): the latter draw the batches of their positions
         // without them, so those candidates change no nearest-neighbour choice.
@@ -282,17 +310,27 @@ impl<'a> Fold<'a> {
             }
             Ok(())
         };
-        let (x, y) = (d.x.as_view(), d.y.as_view());
-        for (j, (i, critic)) in critics.iter().enumerate().filter(|(_, c)| c.1.steps() == 0) {
-            add(j, KnnSum::scores_batches(std::slice::from_ref(critic), x, y, &batches(*i)).remove(0))?;
+        let seen = |c: &NeighbourCritic| {
+            let d = self.neighbour_data(c.given);
+            (d.x.as_view(), d.y.as_view())
+        };
+        for (j, c) in critics.iter().enumerate().filter(|(_, c)| c.critic.steps() == 0) {
+            let (x, y) = seen(c);
+            add(j, KnnSum::scores_batches(std::slice::from_ref(&c.critic), x, y, &batches(c.position)).remove(0))?;
         }
-        for blocked in [false, true] {
+        for (given, blocked) in [(false, false), (false, true), (true, false), (true, true)] {
             let walks: Vec<usize> = (0..critics.len())
-                .filter(|&j| critics[j].1.steps() > 0 && critics[j].1.blocks().is_some() == blocked)
+                .filter(|&j| {
+                    let c = &critics[j];
+                    c.critic.steps() > 0 && (c.given, c.critic.blocks().is_some()) == (given, blocked)
+                })
                 .collect();
             let Some(&first) = walks.first() else { continue };
-            let family: Vec<KnnSum> = walks.iter().map(|&j| critics[j].1.clone()).collect();
-            for (&j, scored) in walks.iter().zip(KnnSum::scores_batches(&family, x, y, &batches(critics[first].0))) {
+            let family: Vec<KnnSum> = walks.iter().map(|&j| critics[j].critic.clone()).collect();
+            let (x, y) = seen(&critics[first]);
+            for (&j, scored) in
+                walks.iter().zip(KnnSum::scores_batches(&family, x, y, &batches(critics[first].position)))
+            {
                 add(j, scored)?;
             }
         }
@@ -393,11 +431,16 @@ impl<'a> Fold<'a> {
                 let seen = Self::dataset_of(self.trained_data(t.squares));
                 evaluate_batches(t.critic.as_mut(), &t.outcome.params, &mut bounds, &seen.x, &seen.y, &test_batches)?
             }
-            Kept::Knn(critic) => {
+            Kept::Knn(knn) => {
                 let mut sums = vec![(0.0, 0.0); bounds.len()];
                 let mut g = DMatrix::zeros(0, 0);
-                let scored =
-                    KnnSum::scores_batches(std::slice::from_ref(critic), d.x.as_view(), d.y.as_view(), &test_batches);
+                let seen = self.neighbour_data(knn.given);
+                let scored = KnnSum::scores_batches(
+                    std::slice::from_ref(&knn.critic),
+                    seen.x.as_view(),
+                    seen.y.as_view(),
+                    &test_batches,
+                );
                 for s in scored.into_iter().next().expect("one critic's scores") {
                     let s = s.map(|v| v as f32);
                     for (b, sum) in bounds.iter_mut().zip(sums.iter_mut()) {
@@ -423,7 +466,16 @@ impl<'a> Fold<'a> {
 /// The critic a fold keeps: a trained one, or a nearest-neighbour critic.
 enum Kept {
     Trained(Trained),
-    Knn(KnnSum),
+    Knn(NeighbourCritic),
+}
+
+/// A nearest-neighbour candidate critic of a fold, built on its fit rows.
+struct NeighbourCritic {
+    /// Its candidate position.
+    position: usize,
+    /// It sees the coordinates as given ([`NeuralConfig::knn_given`]), not the mapped ones.
+    given: bool,
+    critic: KnnSum,
 }
 
 /// The objective a lower-bound critic trains and validates on: the trainer's bound, symmetrised
