@@ -155,26 +155,30 @@ fn a_critic_summed_over_blocks_is_kept_where_the_columns_fall_into_blocks() {
 
 #[test]
 fn a_walk_on_the_coordinates_as_given_is_kept_where_normal_scores_inflate_noise() {
-    // Ten classes shared by both sides (true MI log 10 = 2.30 nats, the classes well apart):
+    // Ten classes shared by both sides (MI about log 10 = 2.30 nats, the classes well apart):
     // on each side two coordinates place the row near its class's point on a circle, and six
     // carry noise 100 times smaller. Normal scores give the six the spread of the two, so a
     // distance mostly measures noise — as they give a digit image's rarely inked border pixels
     // the spread of its strokes. With the trained candidates unable to learn and two random
     // walks as the critics that need no training, a walk on the coordinates as given (positions
     // 4 and 5: two trained, the two walks on normal scores, then the same on the coordinates)
-    // validates higher, is kept in every fold, and reads higher on the test rows.
+    // validates higher, is kept in every fold (each fold choosing for itself), and reads higher
+    // on the test rows.
     for seed in 0..3 {
         let (x, y) = classes_with_quiet_noise(1000, seed);
         let mut s = walks_only();
+        s.neural.choose_once = false;
         let run = |s: &Settings| walk_kept(s, &x, &y, seed);
         s.neural.knn_given = true;
         let (v_given, chosen, kept) = run(&s);
-        assert!(chosen.iter().all(|&c| c == chosen[0] && (4..6).contains(&c)), "a walk as given: {chosen:?}");
-        assert_eq!(kept, Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 4], blocks: false, given: true }));
+        assert!(chosen.iter().all(|c| (4..6).contains(c)), "a walk as given in every fold: {chosen:?}");
+        if chosen.iter().all(|&c| c == chosen[0]) {
+            assert_eq!(kept, Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 4], blocks: false, given: true }));
+        }
         s.neural.knn_given = false;
         let (v_mapped, chosen, _) = run(&s);
         assert!(chosen.iter().all(|&c| (2..4).contains(&c)), "{chosen:?}");
-        println!("seed {seed}: walks on normal scores {v_mapped:.3}, on the coordinates {v_given:.3} (truth 2.30)");
+        println!("seed {seed}: walks on normal scores {v_mapped:.3}, on the coordinates {v_given:.3} (about 2.30)");
         assert!(v_given > v_mapped + GIVEN_GAIN, "seed {seed}: as given {v_given}, on normal scores {v_mapped}");
     }
 }
@@ -197,9 +201,9 @@ fn walk_kept(s: &Settings, x: &DMatrix<f64>, y: &DMatrix<f64>, seed: u64) -> (f6
 }
 
 /// Half the smallest gain of the walks on the coordinates as given over those on normal scores
-/// in the test above, measured at seeds 0–4 (see the test's output): 1.683–1.733 nats
-/// (normal scores 0.438–0.457, as given 2.138–2.171).
-const GIVEN_GAIN: f64 = 0.84;
+/// in the test above, measured at seeds 0–4 (the test run with `0..5`): 1.676–1.733 nats
+/// (normal scores 0.438–0.457, as given 2.131–2.171).
+const GIVEN_GAIN: f64 = 0.83;
 
 /// `n` rows of [`a_walk_on_the_coordinates_as_given_is_kept_where_normal_scores_inflate_noise`]'s
 /// data, drawn from `seed`: class `c` uniform on 0..10, each side `(3 cos θ_c, 3 sin θ_c) + ε`

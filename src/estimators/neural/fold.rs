@@ -100,6 +100,7 @@ impl<'a> Fold<'a> {
     /// The data a nearest-neighbour candidate sees: the mapped coordinates, or with `given`
     /// the coordinates as given.
     fn neighbour_data(&self, given: bool) -> &Dataset {
+        debug_assert!(!given || self.given.is_some(), "a candidate on the coordinates as given without them");
         match &self.given {
             Some(g) if given => Self::dataset_of(g),
             _ => self.dataset(),
