@@ -27,6 +27,9 @@ use std::sync::Arc;
 const VALIDATION_BATCHES: usize = 8;
 /// Random batches per held-out evaluation of a test fold.
 const TEST_BATCHES: usize = 32;
+/// The kinds of nearest-neighbour candidates, `(on the coordinates as given, summed over
+/// blocks)`, in candidate order; the random walks of one kind share their graphs and batches.
+const NEIGHBOUR_KINDS: [(bool, bool); 4] = [(false, false), (false, true), (true, false), (true, true)];
 
 /// What one critic group of one fold gave.
 pub(super) struct GroupOutcome {
@@ -76,8 +79,9 @@ impl<'a> Fold<'a> {
         let dataset = |x, y| Data::Dataset(Dataset { x, y, train: rows.fit.clone(), test: rows.val.clone() });
         let (fx, fy) = (mx.apply(&x), my.apply(&y));
         let wide = cfg.squares.then(|| dataset(mx.with_squares(&fx), my.with_squares(&fy)));
-        let neighbours = !(cfg.knn.is_empty() && cfg.knn_walks.is_empty());
-        let given = if cfg.knn_given && neighbours && cfg.transform != MarginalTransform::None {
+        let given_candidates =
+            cfg.knn_given && cfg.transform != MarginalTransform::None && !cfg.neighbour_candidates().is_empty();
+        let given = if given_candidates {
             let gx = MarginalTransform::None.fit_with_labels(&x, &training, "x", &cfg.labels.x)?.apply(&x);
             let gy = MarginalTransform::None.fit_with_labels(&y, &training, "y", &cfg.labels.y)?.apply(&y);
             Some(dataset(gx, gy))
@@ -263,7 +267,7 @@ impl<'a> Fold<'a> {
     /// random walks of each kind share their graphs.
     fn knn_critics(&self, which: &[NeighbourPlan], blocks: Option<Arc<Vec<Block>>>) -> Result<Vec<NeighbourCritic>> {
         let mut out = Vec::with_capacity(which.len());
-        for (given, blocked) in [(false, false), (false, true), (true, false), (true, true)] {
+        for (given, blocked) in NEIGHBOUR_KINDS {
             let kind: Vec<&NeighbourPlan> = which.iter().filter(|p| (p.given, p.blocks) == (given, blocked)).collect();
             if kind.is_empty() {
                 continue;
@@ -298,7 +302,7 @@ impl<'a> Fold<'a> {
         // The candidates on the squares come between the trained and the nearest-neighbour
         // candidates (`NeuralConfig::squares`): the latter draw the batches of their positions
         // without them, so those candidates change no nearest-neighbour choice.
-        let squared = if self.cfg.squares { 1 + self.cfg.alternatives.len() } else { 0 };
+        let squared = self.cfg.candidates_for(&trainer).iter().filter(|c| c.squares).count();
         let batches = |i: usize| {
             let position = Stream::Candidate((i - squared) as u64).seed(seed);
             self.validation_batches(Stream::ValidationBatches.seed(position))
@@ -319,7 +323,7 @@ impl<'a> Fold<'a> {
             let (x, y) = seen(c);
             add(j, KnnSum::scores_batches(std::slice::from_ref(&c.critic), x, y, &batches(c.position)).remove(0))?;
         }
-        for (given, blocked) in [(false, false), (false, true), (true, false), (true, true)] {
+        for (given, blocked) in NEIGHBOUR_KINDS {
             let walks: Vec<usize> = (0..critics.len())
                 .filter(|&j| {
                     let c = &critics[j];
