@@ -164,7 +164,7 @@ fn neural_options_are_the_estimate_options_checked_once_and_printed_when_changed
     );
     let q = Config::quick().plan().unwrap();
     let infonce = q.runs.iter().find(|r| r.key.estimator == "infonce").unwrap();
-    assert_eq!(infonce.settings, "steps=100,batch=128,folds=2,patience=200", "the label format of older results files");
+    assert_eq!(infonce.settings, "steps=100,batch=128,folds=2,patience=120", "the label format of older results files");
 
     let m = one_line(&toml(&GOOD.replace("folds = 2", "folds = 1")).unwrap().plan().unwrap_err());
     assert_eq!(m, "invalid neural.folds = 1: must be at least 2 (one fold to train, one to test)");

@@ -287,7 +287,8 @@ impl Default for NeuralConfig {
     /// blocks, all eight again summed over the blocks (section 20). The three trained critics
     /// are candidates a second time on the coordinates with their squares
     /// ([`NeuralConfig::squares`]; section 26), and the nearest-neighbour critics a second
-    /// time on the coordinates as given ([`NeuralConfig::knn_given`]; section 27).
+    /// time on the coordinates as given ([`NeuralConfig::knn_given`]; section 27). A critic
+    /// stops after 120 steps without a validation improvement (section 28).
     ///
     /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
     /// suits dependence spread thinly over many coordinates (a 20-d Gaussian with 2 nats: 1.82,
@@ -314,7 +315,7 @@ impl Default for NeuralConfig {
             folds: 5,
             transform: MarginalTransform::Copula,
             eval_every: 0,
-            patience: 200,
+            patience: 120,
             lr_decays: 0,
             lr_decay: 0.1,
             alternatives: Alternative::defaults(),
