@@ -44,22 +44,22 @@ fn one_and_two_threads_give_bit_identical_runs() {
 /// A default estimate, shortened (1000 rows, batch 64, at most 600 steps, so that the six
 /// trained candidates run the 500-step pilot, with the eight nearest-neighbour candidates
 /// validated beside it, and five folds), gives the same numbers with one and two threads per
-/// step and keeps the same critic; without the candidates on the squares and with the native
-/// kernels (not with `blas`) and the patience of then, also the numbers it
-/// gave before the candidates ran side by side and started last first.
+/// step and keeps the same critic; with 4d961f4's settings (no candidates on the squares,
+/// patience 200) and the native kernels (not with `blas`), also the numbers it gave before the
+/// candidates ran side by side and started last first.
 #[test]
 fn an_estimate_is_the_same_with_one_and_two_step_threads_and_as_before() {
     use mibound::estimators::{EstimatorSpec, Settings, compare};
     let _ = rayon::ThreadPoolBuilder::new().num_threads(2).build_global();
     let (x, y) = mibound::tasks::get("multinormal-sparse-3-3-2-2.0").unwrap().draw(1000, 0).unwrap();
     let specs = EstimatorSpec::parse_list("infonce").unwrap();
-    // `then`: the patience of 4d961f4 (200), which its recorded numbers below need; the
-    // default since docs/results.md §28 is 120.
-    let run = |threads: usize, squares: bool, then: bool| {
+    // `then`: the settings of 4d961f4, which its recorded numbers below need: no candidates on
+    // the squares (docs/results.md §26) and patience 200 (120 since §28).
+    let run = |threads: usize, then: bool| {
         let mut s = Settings::default();
-        (s.neural.batch, s.neural.max_steps, s.neural.squares) = (64, 600, squares);
+        (s.neural.batch, s.neural.max_steps) = (64, 600);
         if then {
-            s.neural.patience = 200;
+            (s.neural.squares, s.neural.patience) = (false, 200);
         }
         s.neural.compute = Compute::with_threads(threads).unwrap();
         let e = compare(&specs, &s, x.as_view(), y.as_view(), 0, None).unwrap().estimates.remove(0);
@@ -68,11 +68,11 @@ fn an_estimate_is_the_same_with_one_and_two_step_threads_and_as_before() {
     };
     let bits = |v: &[f64; 3]| v.map(f64::to_bits);
     // The default: six trained candidates (three of them on the coordinates' squares).
-    let [(one, kept_one), (two, kept_two)] = [1, 2].map(|threads| run(threads, true, false));
+    let [(one, kept_one), (two, kept_two)] = [1, 2].map(|threads| run(threads, false));
     assert_eq!(bits(&one), bits(&two), "1 step thread: {one:?}, 2 step threads: {two:?}");
     assert_eq!(kept_one, kept_two);
-    // Without the squares and with 4d961f4's patience, the three candidates of 4d961f4.
-    let (one, kept) = run(1, false, true);
+    // With 4d961f4's settings, the three candidates of 4d961f4.
+    let (one, kept) = run(1, true);
     assert_eq!(kept, [0, 0, 0, 0, 0]);
     assert!(one.iter().all(|v| v.is_finite()), "{one:?}");
     // Value and 95 % interval from the build of 4d961f4, the commit before the candidates ran
