@@ -229,7 +229,7 @@ def _plain(v: Any) -> Any:
 
 def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, embed: int, batch: int,
              steps: int, lr: float, weight_decay: float, folds: int, transform: str, drop_constant: bool,
-             discrete_x: Any = (), discrete_y: Any = ()) -> dict:
+             discrete_x: Any = (), discrete_y: Any = (), repeats: str = "drop") -> dict:
     """The options object of the native call (label columns as given: :func:`_call` turns names
     into positions)."""
     if isinstance(hidden, (int, np.integer)):
@@ -240,7 +240,7 @@ def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, em
         estimators = list(estimators)
     return dict(estimators=estimators, seed=seed, unit=unit, critic=critic, hidden=hidden, embed=embed,
                 batch=batch, steps=steps, lr=lr, weight_decay=weight_decay, folds=folds, transform=transform,
-                drop_constant=drop_constant, discrete_x=discrete_x, discrete_y=discrete_y)
+                drop_constant=drop_constant, discrete_x=discrete_x, discrete_y=discrete_y, repeats=repeats)
 
 
 def _call(native: Any, x: Any, y: Any, options: dict, progress: Any, **flags: Any) -> dict:
@@ -278,6 +278,7 @@ def estimate(
     folds: int = _D["folds"],
     transform: str = _D["transform"],
     drop_constant: bool = _D["drop_constant"],
+    repeats: str = _D["repeats"],
     progress: Any = False,
     selfcheck: bool = False,
     discrete_x: Sequence[Union[int, str]] = _D["discrete_x"],
@@ -302,7 +303,10 @@ def estimate(
     alone: separable, concat, cpc, bilinear, cosine), ``hidden`` widths, ``embed``, ``batch``,
     ``steps``, ``lr``, ``weight_decay``, ``folds``, ``transform`` (copula, standardize, none);
     ``unit`` (nats or bits) sets each estimate's ``in_unit``. ``drop_constant=True`` drops
-    constant columns (with a :class:`DataWarning`) instead of refusing them. ``progress=True``
+    constant columns (with a :class:`DataWarning`) instead of refusing them. Rows that repeat
+    an earlier row (exactly, or within a hair) beyond what the values' grid explains are copies,
+    which read as dependence: ``repeats='drop'`` (default) keeps one row of each set of copies,
+    ``repeats='keep'`` keeps them; either way a :class:`DataWarning` counts them. ``progress=True``
     shows a tqdm bar over the training steps; a callable ``progress(done, total)`` receives the
     counts.
 
@@ -329,7 +333,7 @@ def estimate(
     ``KeyboardInterrupt`` on Ctrl-C (the estimate stops within a training step).
     """
     options = _options(estimators, seed, unit, critic, hidden, embed, batch, steps, lr, weight_decay, folds,
-                       transform, drop_constant, discrete_x, discrete_y)
+                       transform, drop_constant, discrete_x, discrete_y, repeats)
     return Comparison(_call(_native.estimate, x, y, options, progress, selfcheck=selfcheck))
 
 

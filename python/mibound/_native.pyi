@@ -35,6 +35,7 @@ class Options(TypedDict, total=False):
     folds: int
     transform: str
     drop_constant: bool
+    repeats: str
     discrete_x: Sequence[int]
     discrete_y: Sequence[int]
 

@@ -47,6 +47,7 @@ class MutualInformation:
         folds: int = _D["folds"],
         transform: str = _D["transform"],
         drop_constant: bool = _D["drop_constant"],
+        repeats: str = _D["repeats"],
         discrete_x: Sequence[Union[int, str]] = _D["discrete_x"],
         discrete_y: Sequence[Union[int, str]] = _D["discrete_y"],
         progress: Any = False,
@@ -64,6 +65,7 @@ class MutualInformation:
         self.folds = folds
         self.transform = transform
         self.drop_constant = drop_constant
+        self.repeats = repeats
         self.discrete_x = discrete_x
         self.discrete_y = discrete_y
         self.progress = progress

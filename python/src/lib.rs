@@ -259,7 +259,7 @@ fn estimator_specs(obj: &Bound<'_, PyAny>) -> PyResult<Vec<EstimatorSpec>> {
 }
 
 /// The keys of the options object, in the order of [`defaults`].
-const OPTION_KEYS: [&str; 15] = [
+const OPTION_KEYS: [&str; 16] = [
     "estimators",
     "seed",
     "unit",
@@ -273,6 +273,7 @@ const OPTION_KEYS: [&str; 15] = [
     "folds",
     "transform",
     "drop_constant",
+    "repeats",
     "discrete_x",
     "discrete_y",
 ];
@@ -331,6 +332,11 @@ impl Call {
             o.transform = v.extract()?;
         }
         let drop_constant = get("drop_constant")?.map(|v| v.extract::<bool>()).transpose()?.unwrap_or_default();
+        let repeats = match get("repeats")?.map(|v| v.extract::<String>()).transpose()? {
+            None => rules::RepeatPolicy::default(),
+            Some(name) => rules::RepeatPolicy::parse(&name)
+                .ok_or_else(|| py_err(Error::param("repeats", name, "must be 'drop' or 'keep'")))?,
+        };
         let columns = |k: &str| -> PyResult<Vec<usize>> {
             let v: Vec<i64> = get(k)?.map(|v| v.extract()).transpose()?.unwrap_or_default();
             v.into_iter().map(|j| count(k, j).map(|j| j as usize)).collect()
@@ -340,6 +346,8 @@ impl Call {
         let rules = rules::Rules {
             drop_constant,
             drop_option: Some("drop_constant=True".into()),
+            repeats,
+            repeats_option: Some("repeats='keep'".into()),
             // As the command line: only when nothing was declared and an estimator asked for
             // reads values as numbers.
             label_hint: (labels.is_empty() && specs.iter().any(|s| !reads_labels(s))).then(|| LABEL_HINT.into()),
@@ -380,6 +388,7 @@ fn defaults(py: Python<'_>) -> PyResult<PyObject> {
         "hidden": o.hidden, "embed": o.embed, "batch": o.batch, "steps": o.steps, "lr": o.lr,
         "weight_decay": o.weight_decay, "folds": o.folds, "transform": o.transform,
         "drop_constant": rules::Rules::default().drop_constant,
+        "repeats": rules::Rules::default().repeats.name(),
         "discrete_x": LabelColumns::default().x, "discrete_y": LabelColumns::default().y,
     });
     let all = from_json(py, &v)?;

@@ -143,6 +143,8 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &ty.lines };
     let asked = rules::Rules {
         drop_constant: input.drop_constant,
+        repeats: crate::data::rules::RepeatPolicy::parse(&input.repeats).unwrap_or_default(),
+        repeats_option: Some("--repeats keep".into()),
         drop_option: Some("--drop-constant".into()),
         label_hint: label_hint.map(String::from),
     };
@@ -180,6 +182,7 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
             rules::Note::LabelLike { side, .. } => {
                 eprintln!("warning: {}: {note}", files(&[*side])[0].display());
             }
+            rules::Note::RepeatedRows { .. } => eprintln!("note: {note}"),
         }
     }
     let (x, y) = checked.select(&ix, &iy);

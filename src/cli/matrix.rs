@@ -62,11 +62,16 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     // values; constant columns are refused (their MI with anything is 0, and KSG's scaling fails).
     let asked = rules::Rules {
         drop_constant: a.input.drop_constant,
+        repeats: crate::data::rules::RepeatPolicy::parse(&a.input.repeats).unwrap_or_default(),
+        repeats_option: Some("--repeats keep".into()),
         drop_option: Some("--drop-constant".into()),
         ..rules::Rules::default()
     };
     let checked =
         rules::check(&input, &input, &asked).map_err(|problem| Error::Input { origin: vec![a.x.clone()], problem })?;
+    for note in &checked.notes {
+        eprintln!("note: {note}");
+    }
     let (m, _) = checked.select(&input, &input);
     let columns: Vec<Column> = checked.x_columns;
     let all: Vec<&Column> = columns.iter().collect();

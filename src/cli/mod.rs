@@ -108,6 +108,11 @@ pub struct InputOpts {
     /// Drop constant columns of x and y (named on stderr) instead of refusing them.
     #[arg(long)]
     pub drop_constant: bool,
+    /// Rows that repeat an earlier row (exactly, or within a hair) beyond what the values'
+    /// grid explains are copies, which read as dependence: `drop` (default) keeps one row of
+    /// each set of copies, `keep` keeps every row. Either way a note on stderr counts them.
+    #[arg(long, default_value = "drop", value_parser = ["drop", "keep"])]
+    pub repeats: String,
 }
 
 #[derive(Subcommand, Debug)]
@@ -528,6 +533,7 @@ mod tests {
         let input = InputOpts::default();
         assert_eq!((input.header.as_str(), input.delimiter), ("auto", None));
         assert_eq!(input.drop_constant, crate::data::rules::Rules::default().drop_constant);
+        assert_eq!(input.repeats, crate::data::rules::Rules::default().repeats.name());
         assert_eq!(estimate::Unit::from_options(None, false).unwrap(), crate::estimators::Unit::default());
     }
 

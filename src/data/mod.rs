@@ -8,6 +8,7 @@
 pub mod files;
 mod gaussian;
 pub mod kinds;
+pub mod repeats;
 pub mod rules;
 mod transform;
 

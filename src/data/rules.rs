@@ -23,11 +23,17 @@
 //!    (its codes' order and spacing mean nothing, and its ties break KSG's counts). The caller
 //!    that lets a user declare such columns (`estimate --discrete`) asks only when nothing was
 //!    declared; `features` and `matrix` detect them instead ([`crate::data::kinds`]).
+//! 7. rows repeated exactly, or nearly, beyond what the values' grid explains are copies
+//!    ([`crate::data::repeats`]): every estimator for continuous data, and the permutation
+//!    test, reads copies as dependence. By default one row of each set of copies is kept
+//!    ([`Rules::repeats`]); either way a [`Note::RepeatedRows`] says how many and what was done.
 //!
 //! For the conditioning set `z` of `I(X; Y | Z)` ([`check_given`]): rule 1, one row per row of x
 //! ([`InputError::GivenRows`]), rule 3 and, when asked, rule 6, each naming `z`.
 
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, integer_levels};
+pub use crate::data::repeats::RepeatPolicy;
+use crate::data::repeats::{NEAR_FRACTION, scan};
 use crate::error::describe_constant;
 pub use crate::error::{Column, Constant, InputError, Row, Side};
 use nalgebra::{DMatrix, DMatrixView};
@@ -82,6 +88,11 @@ pub struct Rules {
     /// Note columns that look like class labels ([`Note::LabelLike`]), ending the note with
     /// these words: what to do about it on the caller's surface. `None`: no such notes.
     pub label_hint: Option<String>,
+    /// What to do with rows that are copies (rule 7; default: keep one of each).
+    pub repeats: RepeatPolicy,
+    /// How the caller spells the option that keeps them (`--repeats keep`, `repeats='keep'`),
+    /// for the note's sentence; `None` where there is no such option.
+    pub repeats_option: Option<String>,
 }
 
 /// Something about the data the caller should show, without refusing it.
@@ -115,6 +126,21 @@ pub enum Note {
         /// What to do if they are labels, in the caller's words.
         hint: String,
     },
+    /// Rows repeated exactly or nearly, judged copies (rule 7).
+    RepeatedRows {
+        /// Rows equal to an earlier row, judged copies.
+        exact: usize,
+        /// Distinct rows nearly equal to another, judged copies.
+        near: usize,
+        /// All rows.
+        rows: usize,
+        /// One copy and the row it repeats.
+        example: (Row, Row),
+        /// The copies were left out (the default), or kept as asked.
+        dropped: bool,
+        /// How the caller spells the other choice.
+        option: Option<String>,
+    },
 }
 
 impl Note {
@@ -124,6 +150,7 @@ impl Note {
             Note::DroppedConstant { .. } => "dropped-constant",
             Note::IndexColumn { .. } => "index-column",
             Note::LabelLike { .. } => "label-like",
+            Note::RepeatedRows { .. } => "repeated-rows",
         }
     }
 }
@@ -154,6 +181,35 @@ impl std::fmt::Display for Note {
                     listed.join(", ")
                 )
             }
+            Note::RepeatedRows { exact, near, rows, example, dropped, option } => {
+                let mut found = Vec::new();
+                if *exact > 0 {
+                    found.push(format!("{exact} of the {rows} rows repeat an earlier row exactly"));
+                }
+                if *near > 0 {
+                    found.push(format!(
+                        "{near} rows lie within {NEAR_FRACTION:e} of the usual distance between neighbours of another row"
+                    ));
+                }
+                let copies = exact + near;
+                write!(
+                    f,
+                    "{} ({} repeats {}): copies, which every estimator for continuous data and the dependence test read as dependence",
+                    found.join(" and "),
+                    example.0,
+                    example.1
+                )?;
+                let other = |verb: &str| option.as_ref().map(|o| format!("; {verb} with {o}")).unwrap_or_default();
+                if *dropped {
+                    write!(f, "; the estimate uses the {} other rows{}", rows - copies, other("to keep them"))
+                } else {
+                    write!(
+                        f,
+                        "; kept as asked, so expect MI and dependence where there is none{}",
+                        other("to leave them out")
+                    )
+                }
+            }
         }
     }
 }
@@ -169,6 +225,8 @@ pub struct Checked {
     pub x_columns: Vec<Column>,
     /// The columns of y used.
     pub y_columns: Vec<Column>,
+    /// The rows to use, ascending; `None` for every row.
+    pub rows: Option<Vec<usize>>,
     /// What the caller should show.
     pub notes: Vec<Note>,
 }
@@ -176,12 +234,16 @@ pub struct Checked {
 impl Checked {
     /// Whether every column of both inputs is used (nothing to copy).
     pub fn uses_all(&self, x: &Input<'_>, y: &Input<'_>) -> bool {
-        self.x.len() == x.values.ncols() && self.y.len() == y.values.ncols()
+        self.rows.is_none() && self.x.len() == x.values.ncols() && self.y.len() == y.values.ncols()
     }
 
-    /// The columns of x and y to use, copied.
+    /// The rows and columns of x and y to use, copied.
     pub fn select(&self, x: &Input<'_>, y: &Input<'_>) -> (DMatrix<f64>, DMatrix<f64>) {
-        (x.values.select_columns(&self.x), y.values.select_columns(&self.y))
+        let pick = |m: DMatrixView<'_, f64>, cols: &[usize]| match &self.rows {
+            Some(rows) => DMatrix::from_fn(rows.len(), cols.len(), |i, j| m[(rows[i], cols[j])]),
+            None => m.select_columns(cols),
+        };
+        (pick(x.values, &self.x), pick(y.values, &self.y))
     }
 }
 
@@ -242,8 +304,46 @@ pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, Inp
     if let Some(hint) = &rules.label_hint {
         notes.extend([(Side::X, &ux, x), (Side::Y, &uy, y)].iter().filter_map(|(s, u, i)| label_like(*s, u, i, hint)));
     }
+    let rows = repeated_rows(x, y, (&ux, &uy), rules, &mut notes)?;
     let names = |used: &[usize], input: &Input<'_>| used.iter().map(|&j| input.columns[j].clone()).collect();
-    Ok(Checked { x_columns: names(&ux, x), y_columns: names(&uy, y), x: ux, y: uy, notes })
+    Ok(Checked { x_columns: names(&ux, x), y_columns: names(&uy, y), x: ux, y: uy, rows, notes })
+}
+
+/// Rule 7 on the used columns `(ux, uy)`: the rows to keep (`None`: all) and a
+/// [`Note::RepeatedRows`] when some are copies. One table checked as both sides (`matrix`)
+/// is scanned once.
+fn repeated_rows(
+    x: &Input<'_>,
+    y: &Input<'_>,
+    (ux, uy): (&[usize], &[usize]),
+    rules: &Rules,
+    notes: &mut Vec<Note>,
+) -> Result<Option<Vec<usize>>, InputError> {
+    let same_table = std::ptr::eq(x.values.as_ptr(), y.values.as_ptr()) && ux == uy;
+    let (sx, sy) = (x.values.select_columns(ux), y.values.select_columns(if same_table { &[] } else { uy }));
+    let found = scan(sx.as_view(), sy.as_view());
+    if found.copies.is_empty() {
+        return Ok(None);
+    }
+    let n = x.values.nrows();
+    let dropped = rules.repeats == RepeatPolicy::Drop;
+    let example = found.example.unwrap_or((found.copies[0], found.copies[0]));
+    notes.push(Note::RepeatedRows {
+        exact: if found.exact_copies { found.exact } else { 0 },
+        near: found.near,
+        rows: n,
+        example: (x.row(example.0), x.row(example.1)),
+        dropped,
+        option: rules.repeats_option.clone(),
+    });
+    if !dropped {
+        return Ok(None);
+    }
+    let kept: Vec<usize> = (0..n).filter(|i| found.copies.binary_search(i).is_err()).collect();
+    if kept.len() < MIN_ROWS {
+        return Err(InputError::TooFewRows { rows: kept.len(), min: MIN_ROWS });
+    }
+    Ok(Some(kept))
 }
 
 /// Rule 6 for the columns `used` of `input`: a [`Note::LabelLike`] naming those with at most

@@ -63,6 +63,7 @@ mod normal;
 mod parametric;
 mod split;
 mod student;
+pub mod trust;
 mod truth;
 mod uniform;
 

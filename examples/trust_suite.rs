@@ -1,0 +1,68 @@
+//! The default estimate on the trust suite (`mibound::tasks::trust`), called as a user calls
+//! it: the data rules (repeated rows), then `auto` with the default settings. Prints one line a
+//! case and a count of verdicts per family.
+//!
+//!     cargo run --release --example trust_suite -- [tuning|held-out|all] [SEEDS, e.g. 0,1,2] [FILTER]
+
+use mibound::data::rules::{Input, Rules, check};
+use mibound::estimators::{EstimatorSpec, Settings, compare};
+use mibound::tasks::Split;
+use mibound::tasks::trust::{Verdict, judge, trust_cases};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let half = args.first().map(String::as_str).unwrap_or("tuning");
+    let seeds: Vec<u64> = args.get(1).map_or(vec![0], |s| s.split(',').map(|v| v.parse().unwrap()).collect());
+    let filter = args.get(2).cloned().unwrap_or_default();
+    let mut counts: BTreeMap<(&str, String), usize> = BTreeMap::new();
+    for case in trust_cases() {
+        let wanted = match half {
+            "tuning" => case.split == Split::Tuning,
+            "held-out" => case.split == Split::HeldOut,
+            _ => true,
+        };
+        if !wanted || !case.id.contains(&filter) {
+            continue;
+        }
+        for &seed in &seeds {
+            let (x, y) = case.draw(seed);
+            let start = Instant::now();
+            let (ix, iy) = (Input::new(x.as_view()), Input::new(y.as_view()));
+            let checked = check(&ix, &iy, &Rules::default()).expect("trust data follow the rules");
+            let (x, y) = checked.select(&ix, &iy);
+            let c = compare(&EstimatorSpec::defaults(), &Settings::default(), x.as_view(), y.as_view(), seed, None)
+                .expect("estimate");
+            let h = c.headline().expect("a headline");
+            let warnings: Vec<String> =
+                h.diagnostics.warnings.iter().chain(&c.warnings).map(|w| format!("{:?}", w.code)).collect();
+            let verdict = judge(h.value, case.truth, !warnings.is_empty(), c.significant);
+            let notes: Vec<&str> = checked.notes.iter().map(|n| n.code()).collect();
+            println!(
+                "{:<40} seed {seed} truth {:>6.3} read {:>7.3} [{:.3}, {:.3}] {:<28} {:>6.1} s {:?} warnings {:?} notes {:?} dependent {}",
+                case.id,
+                case.truth,
+                h.value,
+                h.interval.low,
+                h.interval.high,
+                h.label,
+                start.elapsed().as_secs_f64(),
+                verdict,
+                warnings,
+                notes,
+                c.significant
+            );
+            *counts.entry((case.family, format!("{verdict:?}"))).or_default() += 1;
+            if verdict != Verdict::Right {
+                for w in h.diagnostics.warnings.iter().chain(&c.warnings) {
+                    println!("    {}", w.message);
+                }
+            }
+        }
+    }
+    println!("\nverdicts by family ({half}, seeds {seeds:?}):");
+    for ((family, verdict), n) in counts {
+        println!("  {family:<12} {verdict:<16} {n}");
+    }
+}
