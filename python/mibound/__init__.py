@@ -315,8 +315,8 @@ def estimate(
     twice one half (additivity), a monotone map of every coordinate must not change it
     (invariance), and shuffled rows must read about 0 (independence). The result's
     ``selfcheck`` holds the numbers and ``failures``; each failure is also a warning in
-    ``warnings``. It runs the headline estimator four more times, after the estimate (above
-    four joint dimensions they train InfoNCE critics, about four times the estimate's own
+    ``warnings``. It runs the headline estimator six more times (four on the data, two on a reference Gaussian of the same shape), after the estimate (above
+    four joint dimensions they train InfoNCE critics, about six times the estimate's own
     time); their training steps count in the progress bar, and Ctrl-C stops them too.
 
     ``discrete_x`` and ``discrete_y`` name the columns of ``x`` and ``y`` (indices, or names of a

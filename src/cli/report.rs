@@ -1,7 +1,6 @@
 //! The estimate's table, JSON and trace CSV.
 
 use crate::error::{Error, Result};
-use crate::estimators::selfcheck::ADDITIVITY_TOLERANCE;
 use crate::estimators::{Comparison, Unit};
 
 /// The comparison as the table `estimate` prints.
@@ -40,8 +39,8 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     }
     if let Some(t) = &c.dependence_test {
         let (what, verdict) = match (c.significant, c.dim_z.is_some()) {
-            (true, false) => ("dependence detected", "rejects independence"),
-            (false, false) => ("no significant dependence", "does not reject independence"),
+            (true, false) => ("dependence detected", "rejects independence at 1 %"),
+            (false, false) => ("no significant dependence", "does not reject independence at 1 %"),
             (true, true) => ("dependence given z detected", "rejects conditional independence"),
             (false, true) => ("no significant dependence given z", "does not reject conditional independence"),
         };
@@ -52,11 +51,13 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     }
     if let Some(sc) = &c.selfcheck {
         s += &format!(
-            "\n  self-check of {}: two halves side by side {:.3} / one half {:.3} = {:.2} (must be 2 ± {ADDITIVITY_TOLERANCE}); monotone map {:.3} (was {:.3}); y shuffled {:.3} (must be 0 within its noise): {}\n",
+            "\n  self-check of {}: two halves side by side {:.3} / one half {:.3} = {:.2} (a Gaussian of this shape reads {:.2}, ± {:.2}); monotone map {:.3} (was {:.3}); y shuffled {:.3} (must be 0 within its noise): {}\n",
             sc.estimator,
             unit.convert(sc.doubled),
             unit.convert(sc.single),
             sc.additivity_ratio,
+            sc.reference_ratio,
+            sc.ratio_allowed,
             unit.convert(sc.mapped),
             unit.convert(sc.value),
             unit.convert(sc.shuffled),

@@ -41,6 +41,7 @@ pub mod classical;
 mod compare;
 pub mod flow;
 pub mod marginal;
+pub mod reference;
 pub mod neural;
 pub mod selfcheck;
 pub mod significance;
@@ -49,7 +50,7 @@ mod used;
 mod warning;
 
 pub use crate::bounds::BoundKind as Kind;
-pub use compare::{Comparison, Unit, apply_entropy_ceiling, compare, compare_given, self_check_steps, training_steps};
+pub use compare::{Comparison, DEPENDENCE_LEVEL, Unit, apply_entropy_ceiling, compare, compare_given, self_check_steps, training_steps};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
@@ -92,6 +93,12 @@ pub trait Estimator: Send + Sync {
     ) -> Result<Estimate> {
         let _ = progress;
         self.estimate(x, y, seed)
+    }
+
+    /// The estimate's value alone, for reference simulations ([`reference`]): an estimator
+    /// whose interval costs more than its value may skip it (KSG does).
+    fn reading(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<f64> {
+        Ok(self.estimate(x, y, seed)?.value)
     }
 }
 

@@ -40,6 +40,9 @@ pub enum WarningCode {
     HeavyTails,
     /// The estimator is known to be biased at this dimension.
     HighDimension,
+    /// The estimator's bias on a reference Gaussian with the data's rows, dimensions and MI
+    /// exceeds a quarter of the MI (its interval is widened to cover it).
+    KnownBias,
     /// Constant columns were left as they are.
     ConstantColumns,
     /// Too few rows per cell of a discrete table.

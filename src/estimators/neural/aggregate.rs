@@ -149,7 +149,10 @@ pub(super) fn estimate(
 ) -> Result<Estimate> {
     let b = spec.build::<f32>()?;
     let (mean, half) = fold_interval(&folds.values)?;
-    let mut w = plan.notes.clone();
+    // A lowered batch caps InfoNCE at its log: said only where the interval comes within half a
+    // nat of that cap, where it may be what holds the estimate down.
+    let capped = |w: &&Warning| w.code != WarningCode::FewRows || mean + half > (plan.batch as f64).ln() - 0.5;
+    let mut w: Vec<Warning> = plan.notes.iter().filter(capped).cloned().collect();
     w.extend(folds.warnings);
     w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan));
     let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
