@@ -189,16 +189,32 @@ def fmt(v, nd=3):
     return "—" if v is None else f"{v:.{nd}f}"
 
 
-def cmd_report(a):
-    # later files replace earlier ones' (task, seed, estimator) records: e.g. mibound's rows
-    # re-measured with PEERS=0 on the same samples
+def read_results(paths):
+    """The records of results.jsonl files; later files replace earlier ones' (task, seed,
+    estimator) records: e.g. mibound's rows re-measured with PEERS=0 on the same samples."""
     latest = {}
-    for path in a.results:
+    for path in paths:
         for line in open(path):
             if line.strip():
                 r = json.loads(line)
                 latest[(r["task"], r["seed"], r["estimator"])] = r
-    recs = list(latest.values())
+    return list(latest.values())
+
+
+def cmd_report(a):
+    recs = read_results(a.results)
+    text = report_markdown(recs)
+    with open(a.md, "w") as f:
+        f.write(text)
+    print(text)
+    if a.png:
+        report_png(recs, a.png)
+        print(f"wrote {a.md} and {a.png}")
+
+
+def report_markdown(recs):
+    """The per-task table and the mean absolute error / mean wall time per half, group and both
+    (scripts/make-results writes docs/peers.md's tables with it)."""
     present = [e for e in ESTIMATORS if any(r["estimator"] == e for r in recs)]
     label = {e: ESTIMATORS[e][0] for e in present}
     by = {}
@@ -267,41 +283,44 @@ def cmd_report(a):
     summary("Per half and group", [(f"{h} / {g}", (lambda h, g: lambda i: i["split"] == h and i["group"] == g)(h, g))
                                    for h in halves for g in groups])
     L.append("Estimators: " + "; ".join(f"{label[e]} = `{ESTIMATORS[e][1]}`" for e in present) + ".")
-    text = "\n".join(L) + "\n"
-    with open(a.md, "w") as f:
-        f.write(text)
-    print(text)
+    return "\n".join(L) + "\n"
 
-    if a.png:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        # the KSG inside the default call has no wall time of its own: not plotted
-        timed_ests = [e for e in present if any(r["estimator"] == e and r["seconds"] is not None for r in recs)]
 
-        def ok(r):
-            return r is not None and r["value"] is not None and r["seconds"] is not None
+def report_png(recs, png):
+    """Mean absolute error against mean wall time per estimator (matplotlib)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    present = [e for e in ESTIMATORS if any(r["estimator"] == e for r in recs)]
+    label = {e: ESTIMATORS[e][0] for e in present}
+    by = {}
+    for r in recs:
+        by.setdefault((r["task"], r["seed"]), {})[r["estimator"]] = r
+    # the KSG inside the default call has no wall time of its own: not plotted
+    timed_ests = [e for e in present if any(r["estimator"] == e and r["seconds"] is not None for r in recs)]
 
-        # only (task, seed) rows where every plotted estimator gave a value and a time
-        common = [k for k in by if all(ok(by[k].get(e)) for e in timed_ests)]
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        for e in timed_ests:
-            rs = [by[k][e] for k in common]
-            if not rs:
-                continue
-            mae = sum(r["abs_error"] for r in rs) / len(rs)
-            sec = sum(r["seconds"] for r in rs) / len(rs)
-            ax.scatter([sec], [mae], s=40)
-            ax.annotate(label[e], (sec, mae), textcoords="offset points", xytext=(5, 4), fontsize=8)
-        ax.set_xscale("log")
-        ax.set_xlabel("mean wall time per estimate (s, log scale)")
-        ax.set_ylabel("mean absolute error (nats)")
-        ax.set_title(f"{len(common)} of {len(by)} (task, seed) samples where every estimator ran, "
-                     f"n = {recs[0]['n']}", fontsize=10)
-        ax.grid(True, which="both", alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(a.png, dpi=120)
-        print(f"wrote {a.md} and {a.png}")
+    def ok(r):
+        return r is not None and r["value"] is not None and r["seconds"] is not None
+
+    # only (task, seed) rows where every plotted estimator gave a value and a time
+    common = [k for k in by if all(ok(by[k].get(e)) for e in timed_ests)]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for e in timed_ests:
+        rs = [by[k][e] for k in common]
+        if not rs:
+            continue
+        mae = sum(r["abs_error"] for r in rs) / len(rs)
+        sec = sum(r["seconds"] for r in rs) / len(rs)
+        ax.scatter([sec], [mae], s=40)
+        ax.annotate(label[e], (sec, mae), textcoords="offset points", xytext=(5, 4), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("mean wall time per estimate (s, log scale)")
+    ax.set_ylabel("mean absolute error (nats)")
+    ax.set_title(f"{len(common)} of {len(by)} (task, seed) samples where every estimator ran, "
+                 f"n = {recs[0]['n']}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
 
 
 def main():

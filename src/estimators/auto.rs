@@ -127,7 +127,7 @@ pub const BLOCKS_TEST_LEVEL: f64 = 0.01;
 /// may pass it). A column left out of every block may still carry MI that no
 /// correlation of it or its square shows, so then the data go to the neural bound (or, in low
 /// dimension, to KSG on all columns). Chosen on the tuning half of the suite (docs/results.md,
-/// sections 22 and 23).
+/// "Independent blocks: the sum").
 pub fn sums_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
     let d = x.ncols() + y.ncols();
     if d > MAX_BLOCK_SEARCH || x.nrows() != y.nrows() || x.nrows() < 2 * (HEADLINE_K + 1) {

@@ -35,9 +35,8 @@
 //! **Sums over blocks** (`ksg-blocks`, [`Ksg::blocks`]). When the columns fall into blocks
 //! `(X_b, Y_b)` independent of each other, `I(X; Y) = Σ_b I(X_b; Y_b)`: the density ratio is the
 //! product of the blocks' ratios. Each term is then a low-dimensional MI, where KSG's bias is
-//! small, while KSG on all columns at once pays the bias of their joint dimension (20
-//! independent pairs with I = 2 nats: 0.50 on all 40 columns, 1.98–2.09 summed, docs/results.md
-//! §22). The blocks are [`independent_blocks`] of the normal scores (columns linked when they or
+//! small, while KSG on all columns at once pays the bias of their joint dimension (measured in
+//! docs/results.md, "Independent blocks: the sum"). The blocks are [`independent_blocks`] of the normal scores (columns linked when they or
 //! their squares correlate beyond [`BLOCK_LINK_Z`] standard errors on both halves of the rows),
 //! found once on all rows; the interval's half-samples keep them. Columns in no block are left
 //! out (their MI with the other side is taken to be 0); with no block found, the estimate is
