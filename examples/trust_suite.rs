@@ -2,7 +2,10 @@
 //! it: the data rules (repeated rows), then `auto` with the default settings. Prints one line a
 //! case and a count of verdicts per family.
 //!
-//!     cargo run --release --example trust_suite -- [tuning|held-out|all] [SEEDS, e.g. 0,1,2] [FILTER]
+//!     cargo run --release --example trust_suite -- [tuning|held-out|all] [SEEDS, e.g. 0,1,2] [FILTER] [--record FILE]
+//!
+//! With `--record FILE` the counts per half and family are written to FILE as JSON lines for
+//! `scripts/make-results` (docs/runs/trust-suite.jsonl, the table of docs/trust.md).
 
 use mibound::data::rules::{Input, Rules, check};
 use mibound::estimators::{EstimatorSpec, Settings, compare};
@@ -12,11 +15,17 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let record = args.iter().position(|a| a == "--record").map(|i| {
+        let path = args.get(i + 1).cloned().expect("--record FILE");
+        args.drain(i..i + 2);
+        path
+    });
     let half = args.first().map(String::as_str).unwrap_or("tuning");
     let seeds: Vec<u64> = args.get(1).map_or(vec![0], |s| s.split(',').map(|v| v.parse().unwrap()).collect());
     let filter = args.get(2).cloned().unwrap_or_default();
     let mut counts: BTreeMap<(&str, String), usize> = BTreeMap::new();
+    let mut table: BTreeMap<(&str, &str), [usize; 5]> = BTreeMap::new();
     for case in trust_cases() {
         let wanted = match half {
             "tuning" => case.split == Split::Tuning,
@@ -54,12 +63,39 @@ fn main() {
                 c.significant
             );
             *counts.entry((case.family, format!("{verdict:?}"))).or_default() += 1;
+            let slot = match verdict {
+                Verdict::Right => 0,
+                Verdict::Warned => 1,
+                Verdict::FalseAlarm => 2,
+                Verdict::Silent => 3,
+                Verdict::FalseDependence => 4,
+            };
+            table.entry((case.split.name(), case.family)).or_default()[slot] += 1;
             if verdict != Verdict::Right {
                 for w in h.diagnostics.warnings.iter().chain(&c.warnings) {
                     println!("    {}", w.message);
                 }
             }
         }
+    }
+    if let Some(path) = record {
+        let command =
+            format!("cargo run --release --example trust_suite -- {half} {}", args.get(1).map_or("0", String::as_str));
+        let lines: Vec<String> = table
+            .iter()
+            .map(|((split, family), c)| {
+                serde_json::json!({
+                    "table": "trust-suite", "run": "the default on the trust suite", "command": command,
+                    "date": std::env::var("MIBOUND_RUN_DATE").unwrap_or_default(), "source": "examples/trust_suite.rs",
+                    "row": {"half": split, "family": family, "readings": c.iter().sum::<usize>().to_string(),
+                            "right": c[0].to_string(), "wrong, warned": c[1].to_string(),
+                            "false alarms": c[2].to_string(), "silent failures": c[3].to_string(),
+                            "false dependence": c[4].to_string()}
+                })
+                .to_string()
+            })
+            .collect();
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write the record");
     }
     println!("\nverdicts by family ({half}, seeds {seeds:?}):");
     for ((family, verdict), n) in counts {

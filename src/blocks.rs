@@ -467,3 +467,51 @@ mod tests {
         assert_eq!(found.left_out, (vec![1, 2], vec![2]));
     }
 }
+
+#[cfg(test)]
+mod interaction_tests {
+    use super::blocks_interaction_p;
+    use crate::rng::rng;
+    use nalgebra::DMatrix;
+    use rand_distr::{Distribution, StandardNormal};
+
+    /// Two 1 + 1 blocks; the second's sign flips with |x₁| when `flip` (every correlation of
+    /// columns, squares and products across blocks is then 0).
+    fn blocks(n: usize, flip: bool, seed: u64) -> (DMatrix<f64>, DMatrix<f64>) {
+        let mut g = rng(seed);
+        let mut normal = || -> f64 { StandardNormal.sample(&mut g) };
+        let x = DMatrix::from_fn(n, 2, |_, _| normal());
+        let y = DMatrix::from_fn(n, 2, |i, j| match j {
+            0 => x[(i, 0)] + normal(),
+            _ => (if flip && x[(i, 0)].abs() < 0.6745 { -1.0 } else { 1.0 }) * x[(i, 1)] + 0.3 * normal(),
+        });
+        (x, y)
+    }
+
+    /// The modulated blocks are told apart at every seed; independent blocks are rejected at
+    /// the test's level (1 %, exact for a permutation test): at most 3 of 40 data sets, which
+    /// a binomial(40, 0.01) exceeds with probability 0.0008.
+    #[test]
+    fn modulated_blocks_are_seen_and_independent_ones_pass() {
+        let b = vec![(vec![0], vec![0]), (vec![1], vec![1])];
+        for seed in 0..4 {
+            let (x, y) = blocks(2000, true, seed);
+            assert!(blocks_interaction_p(x.as_view(), y.as_view(), &b) <= 0.01, "seed {seed}");
+        }
+        let rejected = (0..40)
+            .filter(|&s| {
+                let (x, y) = blocks(2000, false, 100 + s);
+                blocks_interaction_p(x.as_view(), y.as_view(), &b) <= 0.01
+            })
+            .count();
+        assert!(rejected <= 3, "{rejected} of 40 independent data sets rejected");
+        assert_eq!(
+            blocks_interaction_p(
+                DMatrix::<f64>::zeros(10, 1).as_view(),
+                DMatrix::<f64>::zeros(10, 1).as_view(),
+                &b[..1]
+            ),
+            1.0
+        );
+    }
+}

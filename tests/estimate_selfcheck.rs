@@ -89,7 +89,7 @@ fn the_self_check_reports_progress_and_can_be_cancelled() {
     let s = cheap();
     let c = compare(&specs, &s, x.as_view(), y.as_view(), 3, None).unwrap();
     let total = self_check_steps(&specs, &s, x.as_view(), y.as_view());
-    assert_eq!(total, 4 * 5 * 300, "four estimates of 5 folds × 300 steps");
+    assert_eq!(total, 6 * 5 * 300, "six estimates (four on the data, two on the reference) of 5 folds × 300 steps");
     let all = Count(AtomicU64::new(0), u64::MAX);
     c.clone().with_self_check(&specs, &s, (x.as_view(), y.as_view()), 3, Some(&all)).unwrap();
     let counted = all.0.load(Ordering::Relaxed);

@@ -141,13 +141,7 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     let (vy, ny) = ty.select_labelled(y_path, &cy, &declared_columns(&ty, &cy, discrete))?;
     let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &tx.lines };
     let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &ty.lines };
-    let asked = rules::Rules {
-        drop_constant: input.drop_constant,
-        repeats: crate::data::rules::RepeatPolicy::parse(&input.repeats).unwrap_or_default(),
-        repeats_option: Some("--repeats keep".into()),
-        drop_option: Some("--drop-constant".into()),
-        label_hint: label_hint.map(String::from),
-    };
+    let asked = rules::Rules { label_hint: label_hint.map(String::from), ..input.rules() };
     // The files a problem concerns, x's first, each once.
     let files = |sides: &[Side]| {
         let mut out: Vec<std::path::PathBuf> = Vec::new();

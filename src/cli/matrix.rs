@@ -60,13 +60,7 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     let input = rules::Input { values: values.as_view(), columns, lines: &t.lines };
     // The data rules with the table as both sides: one column each is enough to check the
     // values; constant columns are refused (their MI with anything is 0, and KSG's scaling fails).
-    let asked = rules::Rules {
-        drop_constant: a.input.drop_constant,
-        repeats: crate::data::rules::RepeatPolicy::parse(&a.input.repeats).unwrap_or_default(),
-        repeats_option: Some("--repeats keep".into()),
-        drop_option: Some("--drop-constant".into()),
-        ..rules::Rules::default()
-    };
+    let asked = a.input.rules();
     let checked =
         rules::check(&input, &input, &asked).map_err(|problem| Error::Input { origin: vec![a.x.clone()], problem })?;
     for note in &checked.notes {

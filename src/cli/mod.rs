@@ -429,6 +429,19 @@ struct InputOnly {
     input: InputOpts,
 }
 
+impl InputOpts {
+    /// The data rules these options ask for (no label hint: the caller adds its own).
+    pub fn rules(&self) -> crate::data::rules::Rules {
+        crate::data::rules::Rules {
+            drop_constant: self.drop_constant,
+            drop_option: Some("--drop-constant".into()),
+            repeats: crate::data::rules::RepeatPolicy::parse(&self.repeats).unwrap_or_default(),
+            repeats_option: Some("--repeats keep".into()),
+            label_hint: None,
+        }
+    }
+}
+
 impl Default for InputOpts {
     /// The command line's defaults (`--header auto`, delimiter detected, constant columns
     /// refused): what `demo` reads its own files with.

@@ -40,6 +40,9 @@ pub(super) fn table(c: &Comparison, unit: Unit) -> String {
     if let Some(t) = &c.dependence_test {
         let (what, verdict) = match (c.significant, c.dim_z.is_some()) {
             (true, false) => ("dependence detected", "rejects independence at 1 %"),
+            (false, false) if t.p_value <= crate::estimators::DEPENDENCE_LEVEL => {
+                ("no significant dependence", "rejects independence at 1 %, but the estimate's interval reaches 0")
+            }
             (false, false) => ("no significant dependence", "does not reject independence at 1 %"),
             (true, true) => ("dependence given z detected", "rejects conditional independence"),
             (false, true) => ("no significant dependence given z", "does not reject conditional independence"),

@@ -5,9 +5,9 @@ use super::neural::{TraceRow, conditional_estimate, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
 use super::{Estimate, EstimatorSpec, Kind, SettingsGuard, Warning, WarningCode, reference};
-use crate::rng::derive_seed;
 use crate::data::kinds::{LabelColumns, codes};
 use crate::error::{Error, Result};
+use crate::rng::derive_seed;
 use crate::train::Progress;
 use nalgebra::DMatrixView;
 use serde::Serialize;
@@ -28,8 +28,9 @@ pub struct Comparison {
     pub dim_z: Option<usize>,
     /// One estimate per requested estimator, in the order requested.
     pub estimates: Vec<Estimate>,
-    /// Whether the permutation test of independence rejects at [`DEPENDENCE_LEVEL`] (of
-    /// conditional independence given z, with `dim_z`: at the 5 % level): dependence detected.
+    /// Whether the permutation test of independence rejects at [`DEPENDENCE_LEVEL`] and the
+    /// headline's interval lies above 0 (of conditional independence given z, with `dim_z`:
+    /// the test alone, at the 5 % level): dependence detected.
     pub significant: bool,
     /// The permutation test of independence behind `significant` (Runge's local permutation
     /// test with `dim_z`).
@@ -80,15 +81,8 @@ impl Comparison {
         labels.y = labels.y.iter().copied().chain(labels.y.iter().map(|j| j + y.ncols())).collect();
         let doubled = spec.build(&twice)?;
         let labels_free = settings.neural_config().labels.is_empty();
-        let check = self_check(
-            (estimator.as_ref(), doubled.as_ref()),
-            &self.estimates[i],
-            labels_free,
-            x,
-            y,
-            seed,
-            progress,
-        )?;
+        let check =
+            self_check((estimator.as_ref(), doubled.as_ref()), &self.estimates[i], labels_free, x, y, seed, progress)?;
         for f in &check.failures {
             let message = format!("self-check of {}: {f}; do not trust it on this data", self.estimates[i].label);
             self.warnings.push(Warning::new(WarningCode::SelfCheck, message));
@@ -168,9 +162,10 @@ impl Unit {
 }
 
 /// The level at which [`compare`]'s permutation test says "dependence detected": 1 %, the
-/// observed statistic above all 99 permutations. A claim of dependence is then made falsely on
-/// one independent data set in a hundred, not one in twenty (the trust suite counts each as a
-/// failure; docs/trust.md); the p-value is reported either way.
+/// observed statistic above all 99 permutations, and only where the headline's 95 % interval
+/// lies above 0 too. A claim of dependence is then made falsely on fewer than one independent
+/// data set in a hundred, not one in twenty (the trust suite counts each as a failure;
+/// docs/trust.md); the p-value is reported either way.
 pub const DEPENDENCE_LEVEL: f64 = 0.01;
 
 /// Runs every estimator of `specs` on `x`, `y` with `seed`. Neural bounds that share a training
@@ -216,7 +211,10 @@ pub fn compare<S: SettingsGuard + ?Sized>(
         return Err(Error::Cancelled);
     }
     let test = dependence_test(x, y, &settings.neural_config().labels, seed)?;
-    let significant = test.significant(DEPENDENCE_LEVEL);
+    // Both must say so: the permutation test, and the headline's interval above 0.
+    let headline_above_zero =
+        estimates.iter().find(|e| e.kind == Kind::Lower).or(estimates.first()).is_none_or(|h| !(h.interval.low <= 0.0));
+    let significant = test.significant(DEPENDENCE_LEVEL) && headline_above_zero;
     Ok(Comparison {
         n_samples: x.nrows(),
         dim_x: x.ncols(),
@@ -494,7 +492,8 @@ fn crossing_bounds(estimates: &[Estimate], flagged: &[String]) -> Vec<Warning> {
 /// A warning for each estimate whose interval is wider than `ln n` (no estimate from `n` rows
 /// can resolve more than about `log n` nats of spread), or whose half-width exceeds the
 /// material margin of its value ([`reference::material`]: a quarter of it, at least 0.25 nats),
-/// so that the reading may well be off by more than that.
+/// so that the reading may well be off by more than that (lower bounds and estimates: an
+/// upper bound is judged against the lower bound instead).
 fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
     let ln_n = (n as f64).ln();
     estimates
@@ -507,7 +506,7 @@ fn wide_intervals(estimates: &[Estimate], n: usize) -> Vec<Warning> {
                     "{}: the 95 % interval [{:.3}, {:.3}] is wider than log n = {ln_n:.2} nats, more than {n} rows can support; the estimate is not informative",
                     e.label, e.interval.low, e.interval.high
                 )
-            } else if width / 2.0 > reference::material(e.value.max(0.0)) {
+            } else if matches!(e.kind, Kind::Lower | Kind::Estimate) && width / 2.0 > reference::material(e.value.max(0.0)) {
                 format!(
                     "{}: the 95 % interval [{:.3}, {:.3}] is ±{:.3} wide, more than a quarter of the estimate (at least 0.25 nats): from {n} rows the reading may be off by that much",
                     e.label,

@@ -41,8 +41,8 @@ pub mod classical;
 mod compare;
 pub mod flow;
 pub mod marginal;
-pub mod reference;
 pub mod neural;
+pub mod reference;
 pub mod selfcheck;
 pub mod significance;
 mod spec;
@@ -50,7 +50,9 @@ mod used;
 mod warning;
 
 pub use crate::bounds::BoundKind as Kind;
-pub use compare::{Comparison, DEPENDENCE_LEVEL, Unit, apply_entropy_ceiling, compare, compare_given, self_check_steps, training_steps};
+pub use compare::{
+    Comparison, DEPENDENCE_LEVEL, Unit, apply_entropy_ceiling, compare, compare_given, self_check_steps, training_steps,
+};
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};

@@ -67,8 +67,10 @@ pub fn mean_reading(
 /// `m` of `r(m) = value`, `r` being [`mean_reading`] (the same draws at every `m`, so `r` is
 /// smooth in `m`), by the secant method from `m₀ = value` and `m₁ = value − (r(m₀) − m₀)`, at
 /// most [`BIAS_STEPS`] readings. Returns `value − m` (the reading corrected for it is `m`) and
-/// whether the root was found (the last reading within 0.02 nats of `value`): near an
-/// estimator's ceiling, where its reading hardly grows with the MI, it is not.
+/// whether the root was found (the last reading within 0.02 nats of `value`, at an MI below
+/// `4·max(value, 0.25) + 1`, where the search stops, with the reading growing there by at
+/// least a fifth of the MI's growth): near an estimator's ceiling, where its reading hardly
+/// grows with the MI, it is not.
 pub fn bias_at(
     read: &dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, u64) -> Result<f64>,
     shape: (usize, usize, usize),
@@ -76,19 +78,26 @@ pub fn bias_at(
     seed: u64,
 ) -> Result<(f64, bool)> {
     let r = |m: f64| mean_reading(read, shape, m, seed);
+    let most = 4.0 * value.max(0.25) + 1.0;
     let (mut m0, mut f0) = (value.max(0.0), 0.0);
     f0 += r(m0)? - value;
+    if f0.abs() < 0.005 {
+        return Ok((0.0, true));
+    }
     let mut m1 = (m0 - f0).max(0.0);
-    let mut f1 = f64::NAN;
+    let (mut f1, mut slope) = (f64::NAN, f64::NAN);
     for step in 1..=BIAS_STEPS {
         f1 = r(m1)? - value;
+        slope = (f1 - f0) / (m1 - m0);
         if step == BIAS_STEPS || f1.abs() < 0.005 || (f1 - f0).abs() < 1e-9 {
             break;
         }
-        let next = (m1 - f1 * (m1 - m0) / (f1 - f0)).clamp(0.0, 4.0 * value.max(0.25) + 1.0);
+        let next = (m1 - f1 * (m1 - m0) / (f1 - f0)).clamp(0.0, most);
         (m0, f0, m1) = (m1, f1, next);
     }
-    Ok((value - m1, f1.abs() < 0.02))
+    // Where the reading grows by less than a fifth of the MI's growth, it hardly tells MIs
+    // apart (an estimator at its ceiling): no root is found there.
+    Ok((value - m1, f1.abs() < 0.02 && m1 < 0.99 * most && slope > 0.2))
 }
 
 /// The most reference readings [`bias_at`] takes.

@@ -119,6 +119,7 @@ macro_rules! case {
 }
 
 /// Every case of the trust suite, in suite order.
+// Long because it is the suite's table: one entry per case, each with its truth's formula.
 pub fn trust_cases() -> Vec<TrustCase> {
     let raw = vec![
         // Repeated rows. The copies carry no information: I is that of the distinct rows'

@@ -59,8 +59,8 @@ use crate::blocks::{BLOCK_LINK_Z, Block, Blocks, blocks_independence_p, independ
 use crate::data::rng;
 use crate::error::{Error, Result};
 use crate::estimators::reference;
-use crate::rng::derive_seed;
 use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
+use crate::rng::derive_seed;
 use nalgebra::{DMatrix, DMatrixView};
 use rand::RngExt;
 use rand_distr::StandardNormal;
