@@ -124,7 +124,9 @@ fn link_products(columns: &[Vec<f64>], z: f64, parent: &mut [usize]) {
     }
 }
 
-/// The most rows [`blocks_interaction_p`] reads: a seeded subsample of this many.
+/// The most rows [`blocks_interaction_p`] reads with two blocks: a seeded subsample of this
+/// many; with `B` blocks, `400·√(2/B)` (at least 100), so that a permutation costs the same
+/// `m²·B` products whatever the number of blocks.
 pub const INTERACTION_ROWS: usize = 400;
 /// The permutations of [`blocks_interaction_p`]: its p-value is a multiple of 1/100.
 pub const INTERACTION_PERMUTATIONS: usize = 99;
@@ -141,7 +143,7 @@ pub const INTERACTION_PERMUTATIONS: usize = 99;
 /// on at most [`INTERACTION_ROWS`] rows drawn with a seed derived from the number of rows (the
 /// same data give the same p-value), and its null by [`INTERACTION_PERMUTATIONS`] independent
 /// permutations of every block but the first. Returns `(1 + #{permuted ≥ observed}) / (1 + P)`,
-/// 1 with fewer than two blocks. Memory: one `m × m` kernel per block, `m ≤ 400`.
+/// 1 with fewer than two blocks. Memory: one `m × m` kernel per block, `m²·B ≤ 320 000`.
 pub fn blocks_interaction_p(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, blocks: &[Block]) -> f64 {
     use crate::rng::{derive_seed, rng, shuffle};
     use rayon::prelude::*;
@@ -152,7 +154,8 @@ pub fn blocks_interaction_p(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, bl
     let mut rows: Vec<usize> = (0..n).collect();
     let mut g = rng(derive_seed(n as u64, "blocks interaction rows"));
     shuffle(&mut rows, &mut g);
-    rows.truncate(INTERACTION_ROWS.min(n));
+    let most = ((INTERACTION_ROWS as f64) * (2.0 / blocks.len() as f64).sqrt()).max(100.0) as usize;
+    rows.truncate(most.min(n));
     let m = rows.len();
     let kernels: Vec<Vec<f64>> = blocks
         .iter()
