@@ -14,6 +14,21 @@ use mibound::tasks::trust::{Verdict, judge, trust_cases};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+/// One JSON line for `scripts/make-results`, the row's cells in the table's column order.
+fn json_record(table: &str, run: &str, command: &str, date: &str, cells: &[(&str, String)]) -> String {
+    let q = |v: &str| serde_json::to_string(v).expect("a string");
+    let row: Vec<String> = cells.iter().map(|(k, v)| format!("{}: {}", q(k), q(v))).collect();
+    format!(
+        "{{\"table\": {}, \"run\": {}, \"command\": {}, \"date\": {}, \"source\": {}, \"row\": {{{}}}}}",
+        q(table),
+        q(run),
+        q(command),
+        q(date),
+        q("examples/trust_suite.rs"),
+        row.join(", ")
+    )
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let record = args.iter().position(|a| a == "--record").map(|i| {
@@ -81,18 +96,21 @@ fn main() {
     if let Some(path) = record {
         let command =
             format!("cargo run --release --example trust_suite -- {half} {}", args.get(1).map_or("0", String::as_str));
+        let date = std::env::var("MIBOUND_RUN_DATE").unwrap_or_default();
         let lines: Vec<String> = table
             .iter()
             .map(|((split, family), c)| {
-                serde_json::json!({
-                    "table": "trust-suite", "run": "the default on the trust suite", "command": command,
-                    "date": std::env::var("MIBOUND_RUN_DATE").unwrap_or_default(), "source": "examples/trust_suite.rs",
-                    "row": {"half": split, "family": family, "readings": c.iter().sum::<usize>().to_string(),
-                            "right": c[0].to_string(), "wrong, warned": c[1].to_string(),
-                            "false alarms": c[2].to_string(), "silent failures": c[3].to_string(),
-                            "false dependence": c[4].to_string()}
-                })
-                .to_string()
+                let cells = [
+                    ("half", split.to_string()),
+                    ("family", family.to_string()),
+                    ("readings", c.iter().sum::<usize>().to_string()),
+                    ("right", c[0].to_string()),
+                    ("wrong, warned", c[1].to_string()),
+                    ("false alarms", c[2].to_string()),
+                    ("silent failures", c[3].to_string()),
+                    ("false dependence", c[4].to_string()),
+                ];
+                json_record("trust-suite", "the default on the trust suite", &command, &date, &cells)
             })
             .collect();
         std::fs::write(&path, lines.join("\n") + "\n").expect("write the record");

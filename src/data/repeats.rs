@@ -19,7 +19,7 @@
 //!   one column, so with `A` such adjacent pairs over `d` columns (each pair counted once) and
 //!   `R` equal pairs, `R ≈ A / (2d)`. Copies make `R` far larger: they are declared when
 //!   `R > 4·A/(2d) + 3·√(A/(2d) + 1) + 2`. Columns with at most
-//!   [`DISCRETE_MAX_LEVELS`](super::kinds::DISCRETE_MAX_LEVELS) values (labels, flags) do not
+//!   [`DISCRETE_MAX_LEVELS`] values (labels, flags) do not
 //!   count as dimensions of that test, and data made only of such columns is left alone: its
 //!   rows repeat by nature.
 //! - **Near repeats.** Among the distinct rows, pairs closer (max-norm, standardised columns)

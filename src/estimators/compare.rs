@@ -212,8 +212,11 @@ pub fn compare<S: SettingsGuard + ?Sized>(
     }
     let test = dependence_test(x, y, &settings.neural_config().labels, seed)?;
     // Both must say so: the permutation test, and the headline's interval above 0.
-    let headline_above_zero =
-        estimates.iter().find(|e| e.kind == Kind::Lower).or(estimates.first()).is_none_or(|h| !(h.interval.low <= 0.0));
+    let headline_above_zero = estimates
+        .iter()
+        .find(|e| e.kind == Kind::Lower)
+        .or(estimates.first())
+        .is_none_or(|h| h.interval.low > 0.0 || h.interval.low.is_nan());
     let significant = test.significant(DEPENDENCE_LEVEL) && headline_above_zero;
     Ok(Comparison {
         n_samples: x.nrows(),
@@ -420,7 +423,7 @@ fn calibrated_cross_check(
     let (_, c) = check_of(specs, estimates)?;
     let h = headline?;
     // Written so that a NaN (a failed estimate) warns of nothing.
-    if !(c.value > reading) {
+    if c.value.partial_cmp(&reading) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     let message = format!(

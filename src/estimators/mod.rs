@@ -97,7 +97,7 @@ pub trait Estimator: Send + Sync {
         self.estimate(x, y, seed)
     }
 
-    /// The estimate's value alone, for reference simulations ([`reference`]): an estimator
+    /// The estimate's value alone, for reference simulations ([`self::reference`]): an estimator
     /// whose interval costs more than its value may skip it (KSG does).
     fn reading(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<f64> {
         Ok(self.estimate(x, y, seed)?.value)

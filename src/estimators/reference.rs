@@ -39,6 +39,9 @@ pub fn gaussian_like(dx: usize, dy: usize, n: usize, mi: f64, g: &mut dyn Rng) -
     (x, y)
 }
 
+/// An estimator's value on `(x, y)` with a seed: what a reference reads.
+pub type Reading<'a> = dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, u64) -> Result<f64> + 'a;
+
 /// How many reference draws average out the reading's noise at `n` rows: enough for about
 /// 4000 rows in all, between 1 and 8.
 pub fn draws_for(n: usize) -> usize {
@@ -47,12 +50,7 @@ pub fn draws_for(n: usize) -> usize {
 
 /// The mean of `read` over [`draws_for`] reference samples of `n` rows with `dx`, `dy` columns
 /// and MI `mi`.
-pub fn mean_reading(
-    read: &dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, u64) -> Result<f64>,
-    (dx, dy, n): (usize, usize, usize),
-    mi: f64,
-    seed: u64,
-) -> Result<f64> {
+pub fn mean_reading(read: &Reading<'_>, (dx, dy, n): (usize, usize, usize), mi: f64, seed: u64) -> Result<f64> {
     let draws = draws_for(n);
     let mut sum = 0.0;
     for d in 0..draws {
@@ -71,12 +69,7 @@ pub fn mean_reading(
 /// `4·max(value, 0.25) + 1`, where the search stops, with the reading growing there by at
 /// least a fifth of the MI's growth): near an estimator's ceiling, where its reading hardly
 /// grows with the MI, it is not.
-pub fn bias_at(
-    read: &dyn Fn(DMatrixView<'_, f64>, DMatrixView<'_, f64>, u64) -> Result<f64>,
-    shape: (usize, usize, usize),
-    value: f64,
-    seed: u64,
-) -> Result<(f64, bool)> {
+pub fn bias_at(read: &Reading<'_>, shape: (usize, usize, usize), value: f64, seed: u64) -> Result<(f64, bool)> {
     let r = |m: f64| mean_reading(read, shape, m, seed);
     let most = 4.0 * value.max(0.25) + 1.0;
     let (mut m0, mut f0) = (value.max(0.0), 0.0);

@@ -107,7 +107,7 @@ fn normal_mixture_entropy(means: &[f64]) -> f64 {
 }
 
 /// `I(c; x)` for a class `c` uniform on `K` classes and `x | c ~ N(μ_c, 1)`:
-/// `h(x) − ½ ln(2πe)` with `h(x)` from [`normal_mixture_entropy`].
+/// `h(x) − ½ ln(2πe)` with `h(x)` by the trapezoid rule on a grid of step 10⁻³ over the means ± 12.
 pub fn class_mi(means: &[f64]) -> f64 {
     normal_mixture_entropy(means) - 0.5 * (2.0 * std::f64::consts::PI * std::f64::consts::E).ln()
 }

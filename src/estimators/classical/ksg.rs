@@ -743,7 +743,7 @@ impl Estimator for Ksg {
     }
 
     /// KSG's estimate; on normal scores of every column at once (the headline's), with its
-    /// interval widened for its bias ([`Ksg::widen_for_bias`]) up to [`BIAS_REFERENCE_ROWS`].
+    /// interval widened for its bias ([`reference::bias_at`]) up to [`BIAS_REFERENCE_ROWS`].
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
         let mut est = self.estimate_core(x, y, seed)?;
         let whole = !est.diagnostics.values.contains_key("blocks");
@@ -834,7 +834,7 @@ impl Ksg {
 }
 
 /// The most rows at which KSG on normal scores widens its interval for its bias
-/// ([`Ksg::widen_for_bias`]): above, the bias at these dimensions is far below the interval's
+/// (the interval widened by its bias, with `Ksg`'s estimate): above, the bias at these dimensions is far below the interval's
 /// width wherever the reading is below its ceiling, and the reference would cost as much as the
 /// estimate.
 pub const BIAS_REFERENCE_ROWS: usize = 20_000;
