@@ -6,6 +6,7 @@ use super::estimate::{Files, Output, Unit, config, load_xy_named, progress_bar};
 use super::output::io_err;
 use super::report::{json, table};
 use super::{EstimateOpts, InputOpts};
+use crate::data::files::{GIVEN_TEXT_ADVICE, TEXT_ADVICE};
 use crate::data::rules;
 use crate::error::{Error, Result};
 use crate::estimators::classical::{CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, GIVEN_LABEL_HINT};
@@ -56,7 +57,12 @@ pub fn estimate_given(
     refuse_unused(&output, files.discrete)?;
     let (specs, settings) = specs(opts)?;
     let csv = input.csv()?;
-    let l = load_xy_named(files, input, Some(GIVEN_LABEL_HINT))?;
+    // A text cell's refusal advises what applies here: no column can be declared a label.
+    let advise = |e: Error| match e {
+        Error::Data { path, msg } => Error::Data { path, msg: msg.replace(TEXT_ADVICE, GIVEN_TEXT_ADVICE) },
+        e => e,
+    };
+    let l = load_xy_named(files, input, Some(GIVEN_LABEL_HINT)).map_err(advise)?;
     // Read again for z's columns; load_xy_named has already noted a guessed header.
     let t = crate::data::files::read_table_with(files.x, &csv)?;
     let zc = super::estimate::select_noted(files.x, &t, given)?;
@@ -72,7 +78,7 @@ pub fn estimate_given(
             ),
         });
     }
-    let (z, z_columns) = t.select(files.x, &zc)?;
+    let (z, z_columns) = t.select(files.x, &zc).map_err(advise)?;
     // The data rules for z, as for x and y: NaN named by file, line and column; label-like noted.
     let iz = rules::Input { values: z.as_view(), columns: z_columns, lines: &t.lines };
     let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };

@@ -11,6 +11,7 @@ use crate::data::rules::Column;
 use crate::data::{KindNote, VarKind};
 use crate::error::{Error, Result};
 use crate::estimators::EstimatorSpec;
+use crate::estimators::Warning;
 use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, check_label_columns, feature_mi};
 use crate::estimators::neural::LabelColumns;
 use nalgebra::DMatrix;
@@ -136,6 +137,13 @@ pub(super) fn print_notes(notes: &[KindNote]) {
     }
 }
 
+/// Prints each warning of a per-feature or matrix estimate on stderr.
+pub(super) fn print_warnings(warnings: &[Warning]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// `estimate --discrete`: the declared kinds of x's and y's columns checked against every
 /// estimator ([`check_kinds`]: one sentence naming a better estimator). Only declared columns
 /// are labels here: `estimate` reads an undeclared column as numbers, as before (detection
@@ -174,7 +182,9 @@ pub fn features(a: &FeaturesArgs) -> Result<()> {
     notes.extend(ynotes);
     print_notes(&notes);
     let y: Vec<f64> = l.y.column(0).iter().copied().collect();
-    let mi = feature_mi(l.x.as_view(), &xk, &y, yk[0], a.k, &TieNoise::Seeded(a.seed))?;
+    let names: Vec<String> = l.x_columns.iter().map(|c| c.name.clone()).collect();
+    let (mi, warnings) = feature_mi(l.x.as_view(), &xk, &y, yk[0], a.k, &TieNoise::Seeded(a.seed), &names)?;
+    print_warnings(&warnings);
     let mut order: Vec<usize> = (0..mi.len()).collect();
     order.sort_by(|&i, &j| mi[j].total_cmp(&mi[i]));
     let target = &l.y_columns[0].name;
@@ -183,7 +193,9 @@ pub fn features(a: &FeaturesArgs) -> Result<()> {
             .iter()
             .map(|&j| serde_json::json!({ "feature": l.x_columns[j].name, "kind": xk[j], "mi": mi[j] }))
             .collect();
-        serde_json::json!({ "target": target, "target_kind": yk[0], "k": a.k, "unit": "nats", "features": rows })
+        let warnings = serde_json::to_value(&warnings)
+            .map_err(|e| Error::Format { context: "JSON".into(), msg: e.to_string() })?;
+        serde_json::json!({ "target": target, "target_kind": yk[0], "k": a.k, "unit": "nats", "features": rows, "warnings": warnings })
             .to_string()
             + "\n"
     } else {

@@ -2,7 +2,7 @@
 //! (`estimators::classical::features::mi_matrix`), as a table, JSON and a heat map.
 
 use super::InputOpts;
-use super::features::{Declared, print_notes};
+use super::features::{Declared, print_notes, print_warnings};
 use super::output::io_err;
 use crate::data::files::declared_columns;
 use crate::data::rules::{self, Column};
@@ -73,8 +73,9 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all)?;
     let (kinds, notes) = d.kinds(&m, "the table", &columns, d.detect);
     print_notes(&notes);
-    let mi = mi_matrix(m.as_view(), &kinds, a.k, &TieNoise::Seeded(a.seed))?;
     let labels: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    let (mi, warnings) = mi_matrix(m.as_view(), &kinds, a.k, &TieNoise::Seeded(a.seed), &labels)?;
+    print_warnings(&warnings);
     if let Some(p) = &a.plot {
         crate::plot::heatmap(&labels, &mi, &format!("MI between columns (nats), k = {}", a.k), p)?;
     }
@@ -82,7 +83,10 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
         let rows: Vec<Vec<Option<f64>>> = (0..mi.nrows())
             .map(|i| (0..mi.ncols()).map(|j| Some(mi[(i, j)]).filter(|v| v.is_finite())).collect())
             .collect();
-        serde_json::json!({ "columns": labels, "kinds": kinds, "k": a.k, "unit": "nats", "mi": rows }).to_string()
+        let warnings = serde_json::to_value(&warnings)
+            .map_err(|e| Error::Format { context: "JSON".into(), msg: e.to_string() })?;
+        serde_json::json!({ "columns": labels, "kinds": kinds, "k": a.k, "unit": "nats", "mi": rows, "warnings": warnings })
+            .to_string()
             + "\n"
     } else {
         let w = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4).clamp(6, 16);

@@ -21,6 +21,26 @@ fn data_err(path: &Path, msg: impl Into<String>) -> Error {
     Error::Data { path: path.to_path_buf(), msg: msg.into() }
 }
 
+/// The cells that mark a missing value: pandas' default `na_values` of `read_csv` (the empty
+/// cell among them). In a column declared a label they are refused, not read as a category.
+const MISSING: [&str; 19] = [
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA",
+    "NULL", "NaN", "None", "n/a", "nan", "null",
+];
+
+/// What the refusal of a text cell in a column of numbers advises: declare the column a label.
+pub const TEXT_ADVICE: &str =
+    "a class label written as text is read as categories when its column is declared discrete";
+
+/// What it advises where no column can be a label (`estimate --given`, Python's
+/// `conditional_mi` and `conditional_test`), instead of [`TEXT_ADVICE`].
+pub const GIVEN_TEXT_ADVICE: &str = "the conditional estimators read every column as numbers (mibound has no conditional estimator for labels yet): code the labels as numbers, or leave the column out";
+
+/// Whether a cell marks a missing value ([`MISSING`]).
+fn is_missing(cell: &str) -> bool {
+    MISSING.contains(&cell.trim())
+}
+
 /// A table of samples: one row per sample, with column names.
 ///
 /// A CSV column with a cell that is not a number (text, or an empty cell) is kept as text and
@@ -80,7 +100,8 @@ impl Table {
     /// [`Table::select`], where the columns `labels` (among `cols`) are class labels: one of them
     /// held as text is read as categories, each distinct text (as written, spaces trimmed) one
     /// level, coded `0, 1, 2, …` in sorted (byte) order of the texts — numpy's `unique` and
-    /// scikit-learn's `LabelEncoder` order. An empty cell is refused there too.
+    /// scikit-learn's `LabelEncoder` order. A cell that marks a missing value (empty, `NA`,
+    /// `NaN`, … as pandas reads them) is refused there too.
     pub fn select_labelled(
         &self,
         path: &Path,
@@ -91,7 +112,7 @@ impl Table {
             .iter()
             .filter_map(|&j| {
                 let t = self.text[j].as_ref()?;
-                let at = if labels.contains(&j) { t.cells.iter().position(String::is_empty)? } else { t.first };
+                let at = if labels.contains(&j) { t.cells.iter().position(|c| is_missing(c))? } else { t.first };
                 Some((at, j))
             })
             .min();
@@ -102,14 +123,14 @@ impl Table {
                 path,
                 if cell.is_empty() {
                     format!("{at}: empty cell; every value is needed (drop or fill missing values)")
+                } else if is_missing(cell) {
+                    format!("{at}: '{cell}' marks a missing value; every value is needed (drop or fill missing values)")
                 } else if row == 0 && self.first_row_text {
                     format!(
                         "{at}: '{cell}' is not a number: the first line holds text, as a header does, and was read as data because the header was declared absent (--header no)"
                     )
                 } else {
-                    format!(
-                        "{at}: '{cell}' is not a number (a class label written as text is read as categories when its column is declared discrete)"
-                    )
+                    format!("{at}: '{cell}' is not a number ({TEXT_ADVICE})")
                 },
             ));
         }
@@ -647,6 +668,24 @@ mod tests {
         assert_eq!(sel("x-1").unwrap(), vec![4]);
         assert!(sel("bmi-age").unwrap_err().to_string().contains("empty column range 'bmi-age'"));
         assert!(sel("age-weight").unwrap_err().to_string().contains("no column named 'weight'"));
+    }
+
+    /// A missing value in a column declared a label is refused, not read as a category `NA`
+    /// (pandas' markers: `NA`, `nan`, `None`, …); in a column of numbers it is named as missing.
+    #[test]
+    fn a_missing_value_in_a_label_column_is_refused() {
+        let t = parse_csv("a,c,s\n0.1,1,x\n0.5,NA,y\n0.7,2,nan\n", &CsvOptions::default()).unwrap();
+        let p = Path::new("t.csv");
+        let e = t.select_labelled(p, &[0, 1], &[1]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.csv: line 3 (row 1), column 1 ('c'): 'NA' marks a missing value; every value is needed (drop or fill missing values)"
+        );
+        assert_eq!(t.select(p, &[1]).unwrap_err().to_string(), e);
+        let e = t.select_labelled(p, &[2], &[2]).unwrap_err().to_string();
+        assert!(e.contains("line 4 (row 2), column 2 ('s'): 'nan' marks a missing value"), "{e}");
+        let ok = parse_csv("c\nx\ny\nx\n", &CsvOptions::default()).unwrap();
+        assert_eq!(ok.select_labelled(p, &[0], &[0]).unwrap().0.as_slice(), &[0.0, 1.0, 0.0]);
     }
 
     #[test]

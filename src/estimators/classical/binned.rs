@@ -140,6 +140,26 @@ impl Estimator for Binned {
         // The subsamples use the full sample's bin count, so that they estimate the same thing.
         let bins = self.bins.unwrap_or_else(|| default_bins(x.nrows(), d));
         let mut warnings = Vec::new();
+        // More joint cells than rows: most occupied cells hold one row, and the plug-in reads
+        // the binning (up to ln N), not the data.
+        let cells = (bins as f64).powi(d as i32);
+        if cells > x.nrows() as f64 && bins > default_bins(x.nrows(), d) {
+            let n = x.nrows();
+            let shown = if cells < 1e15 { format!("{cells:.0}") } else { format!("{cells:.1e}") };
+            warnings.push(
+                Warning::new(
+                    WarningCode::SparseCells,
+                    format!(
+                        "binned with {bins} bins per coordinate: {bins}^{d} = {shown} joint cells for {n} rows, fewer rows than cells, so most rows sit alone in their cell and the estimate (at most ln {n} = {:.2}) measures the binning, not the data; use at most {} bins (the default rule, five rows per cell on average)",
+                        (n as f64).ln(),
+                        default_bins(n, d)
+                    ),
+                )
+                .with("bins", bins as f64)
+                .with("cells", cells)
+                .with("rows", n as f64),
+            );
+        }
         if d > 4 {
             warnings.push(
                 Warning::new(

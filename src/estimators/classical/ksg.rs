@@ -55,7 +55,7 @@
 
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::knn::{self, Norm};
-use super::{Core, digamma, digamma_table, row_major, run};
+use super::{Core, DEFAULT_K, digamma, digamma_table, row_major, run};
 use crate::blocks::{BLOCK_LINK_Z, Block, Blocks, blocks_independence_p, independent_blocks};
 use crate::data::rng;
 use crate::error::{Error, Result};
@@ -621,13 +621,26 @@ pub fn add_noise_draws(col: &mut [f64], noise: f64, draws: &mut dyn Iterator<Ite
 }
 
 /// Divides a column by its standard deviation (`1/N`) without centring it, as scikit-learn's
-/// `scale(X, with_mean=False)`; a constant column is left alone.
+/// `scale(X, with_mean=False)`; a constant column is left alone. Where the squares of the values
+/// overflow (magnitudes ≳ 1e154) or underflow (≲ 1e-154), the deviation is computed in units of
+/// the largest magnitude, as [`standardize`] does, instead of leaving the column unscaled.
 pub fn scale_column(col: &mut [f64]) {
     let n = col.len() as f64;
-    let mean = col.iter().sum::<f64>() / n;
-    let sd = (col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
-    if sd > 0.0 && sd.is_finite() {
+    let moments = |scale: f64| {
+        let mean = col.iter().map(|v| v / scale).sum::<f64>() / n;
+        (col.iter().map(|v| (v / scale - mean) * (v / scale - mean)).sum::<f64>() / n).sqrt()
+    };
+    let sd = moments(1.0);
+    if sd * sd >= 1e-280 && sd.is_finite() {
         col.iter_mut().for_each(|v| *v /= sd);
+        return;
+    }
+    let amax = col.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if amax > 0.0 && amax.is_finite() {
+        let sd = moments(amax);
+        if sd > 0.0 && sd.is_finite() {
+            col.iter_mut().for_each(|v| *v = *v / amax / sd);
+        }
     }
 }
 
@@ -740,7 +753,20 @@ impl Estimator for Ksg {
         if !(self.noise >= 0.0 && self.noise.is_finite()) {
             return Err(Error::param("ksg noise", self.noise, "must be finite and ≥ 0"));
         }
-        check_inputs(x, y, self.k + 1)?;
+        check_inputs(x, y, 2)?;
+        let n = x.nrows();
+        // With k ≥ N − 1 every point's neighbourhood is the whole sample: the counts are N − 1
+        // whatever the data, and the estimate is 0 by construction.
+        if self.k + 2 > n {
+            return Err(Error::param(
+                "ksg k",
+                self.k,
+                &format!(
+                    "must be at most the number of rows − 2 ({}): with k ≥ N − 1 every neighbourhood is the whole sample and the estimate is 0 whatever the data",
+                    n - 2
+                ),
+            ));
+        }
         let (mut xm, mut ym) = match self.margins {
             KsgMargins::NormalScores => (super::gaussian::copula_transform(x), super::gaussian::copula_transform(y)),
             KsgMargins::AsGiven | KsgMargins::Standardized => (x.into_owned(), y.into_owned()),
@@ -763,6 +789,21 @@ impl Estimator for Ksg {
             add_tie_noise(&mut ym, self.noise, &mut g);
         }
 
+        // KSG reads the density as constant within each point's k-neighbourhood, which holds for
+        // k ≪ N; with more than half of the sample in it, the estimate is pulled towards 0.
+        if 2 * self.k > n {
+            warnings.push(
+                Warning::new(
+                    WarningCode::FewRows,
+                    format!(
+                        "k = {} neighbours is more than half of the {n} rows: each neighbourhood holds most of the sample and the estimate is pulled towards 0; use a k well below the number of rows (the default is {DEFAULT_K})",
+                        self.k
+                    ),
+                )
+                .with("k", self.k as f64)
+                .with("rows", n as f64),
+            );
+        }
         let d = blocks.iter().map(|b| b.0.len() + b.1.len()).max().unwrap_or(0);
         if d > 10 {
             warnings.push(
