@@ -823,8 +823,10 @@ fn conditional_test(
         None => rules::Input::new(zv),
     };
     let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };
-    let notes = rules::check_given(&iz, xv.nrows(), &asked)
+    let (kept, notes) = rules::check_given(&iz, xv.nrows(), &asked)
         .map_err(|problem| py_err(Error::Input { origin: Vec::new(), problem }))?;
+    // Every column is kept: constant ones are refused (there is no option to drop them here).
+    debug_assert_eq!(kept.len(), zv.ncols());
     // A neural bound trains with the library's default settings; Ctrl-C stops it.
     let (settings, interrupt) = (Settings::default(), Interrupt::default());
     let mut reporter = Reporter { callback: None, total: 0, shown: u64::MAX };

@@ -81,12 +81,20 @@ pub fn estimate_given(
     let (z, z_columns) = t.select(files.x, &zc).map_err(advise)?;
     // The data rules for z, as for x and y: NaN named by file, line and column; label-like noted.
     let iz = rules::Input { values: z.as_view(), columns: z_columns, lines: &t.lines };
-    let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };
-    let notes = rules::check_given(&iz, l.x.nrows(), &asked)
+    let asked = rules::Rules {
+        drop_constant: input.drop_constant,
+        drop_option: Some("--drop-constant".into()),
+        label_hint: Some(GIVEN_LABEL_HINT.into()),
+    };
+    let (kept, notes) = rules::check_given(&iz, l.x.nrows(), &asked)
         .map_err(|problem| Error::Input { origin: vec![files.x.to_path_buf()], problem })?;
     for note in &notes {
-        eprintln!("warning: {}: {note}", files.x.display());
+        match note {
+            rules::Note::DroppedConstant { .. } => eprintln!("note: --drop-constant: {note}"),
+            _ => eprintln!("warning: {}: {note}", files.x.display()),
+        }
     }
+    let z = z.select_columns(&kept);
     let bounds: Vec<_> = specs
         .iter()
         .filter_map(|s| if let ConditionalSpec::Neural { bound } = s { Some(*bound) } else { None })

@@ -62,6 +62,9 @@ pub struct Loaded {
     pub x_columns: Vec<rules::Column>,
     /// y's columns.
     pub y_columns: Vec<rules::Column>,
+    /// The constant columns dropped (`--drop-constant`), of either side: a declared list
+    /// (`--discrete`) may still name them.
+    pub dropped: Vec<rules::Column>,
 }
 
 /// [`load_xy`] with the columns' names; with `label_hint`, columns that look like class labels
@@ -135,7 +138,14 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
         (columns(x, &tx, x_cols, &[])?, columns(y_path, &ty, y_cols, &[])?)
     };
     if same && cx.iter().any(|c| cy.contains(c)) {
-        return Err(Error::Data { path: x.to_path_buf(), msg: "the x and y column selections overlap".into() });
+        let j = cx.iter().find(|c| cy.contains(c)).copied().unwrap_or_default();
+        return Err(Error::Data {
+            path: x.to_path_buf(),
+            msg: format!(
+                "column {j} ('{}') is selected twice, among the columns read (--x-cols) and as the one(s) they are measured against (--y-cols, --target): select each column once",
+                tx.columns[j]
+            ),
+        });
     }
     let (vx, nx) = tx.select_labelled(x, &cx, &declared_columns(&tx, &cx, discrete))?;
     let (vy, ny) = ty.select_labelled(y_path, &cy, &declared_columns(&ty, &cy, discrete))?;
@@ -157,9 +167,19 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
         }
         out
     };
-    let checked = rules::check(&ix, &iy, &asked).map_err(|problem| {
+    // A constant label read from text is named by its text, not its code.
+    let texts = |cs: &mut [rules::Constant], t: &Table| {
+        cs.iter_mut().for_each(|c| c.text = t.text_cell(0, c.column.index).map(String::from));
+    };
+    let mut checked = rules::check(&ix, &iy, &asked).map_err(|mut problem| {
+        if let InputError::Constant { x, y, .. } = &mut problem {
+            (texts(x, &tx), texts(y, &ty));
+        }
         let sides: Vec<Side> = match &problem {
-            InputError::NoColumns { side } | InputError::NonFinite { side, .. } | InputError::AllConstant { side } => {
+            InputError::NoColumns { side }
+            | InputError::NonFinite { side, .. }
+            | InputError::AllConstant { side }
+            | InputError::DuplicateName { side, .. } => {
                 vec![*side]
             }
             InputError::Constant { x, y, .. } => {
@@ -169,6 +189,13 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
         };
         Error::Input { origin: files(&sides), problem }
     })?;
+    let mut dropped = Vec::new();
+    for note in &mut checked.notes {
+        if let rules::Note::DroppedConstant { x, y, .. } = note {
+            (texts(x, &tx), texts(y, &ty));
+            dropped.extend(x.iter().chain(y.iter()).map(|c| c.column.clone()));
+        }
+    }
     for note in &checked.notes {
         match note {
             rules::Note::DroppedConstant { .. } => eprintln!("note: --drop-constant: {note}"),
@@ -183,7 +210,7 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
         }
     }
     let (x, y) = checked.select(&ix, &iy);
-    Ok(Loaded { x, y, x_columns: checked.x_columns, y_columns: checked.y_columns })
+    Ok(Loaded { x, y, x_columns: checked.x_columns, y_columns: checked.y_columns, dropped })
 }
 
 /// The estimators and their settings from the command-line options (checked by

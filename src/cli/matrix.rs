@@ -33,7 +33,7 @@ pub struct MatrixArgs {
     #[arg(long, default_value_t = ROSS_DEFAULT_K)]
     pub k: usize,
     /// Seed of the 1e-10 tie-breaking noise.
-    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED)]
+    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED, allow_negative_numbers = true, value_parser = super::parse_seed)]
     pub seed: u64,
     #[command(flatten)]
     pub input: InputOpts,
@@ -70,7 +70,15 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     let (m, _) = checked.select(&input, &input);
     let columns: Vec<Column> = checked.x_columns;
     let all: Vec<&Column> = columns.iter().collect();
-    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all)?;
+    let dropped: Vec<Column> = checked
+        .notes
+        .iter()
+        .flat_map(|n| match n {
+            rules::Note::DroppedConstant { x, .. } => x.iter().map(|c| c.column.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all, &dropped)?;
     let (kinds, notes) = d.kinds(&m, "the table", &columns, d.detect);
     print_notes(&notes);
     let labels: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();

@@ -148,6 +148,12 @@ impl Table {
         Ok((values, cols.iter().map(|&j| self.column(j)).collect()))
     }
 
+    /// The cell of row `i`, column `j` as written, for a column held as text (else `None`):
+    /// what a message shows for a label read as categories.
+    pub fn text_cell(&self, i: usize, j: usize) -> Option<&str> {
+        self.text.get(j)?.as_ref()?.cells.get(i).map(String::as_str)
+    }
+
     /// Data row `i` for messages: `row i` (0-based), with its line for a CSV file.
     pub fn row(&self, i: usize) -> Row {
         Row { index: i, line: self.lines.get(i).copied() }
@@ -520,6 +526,47 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
     })
 }
 
+/// The items of a comma-separated list of columns (`--x-cols`, `--discrete`, …), trimmed, empty
+/// ones left out. A name holding a comma is written in double quotes (`"a,b",c`; `""` inside
+/// is one quote); a quoted item keeps its quotes here, so that [`select_columns`] and
+/// [`names_column`] read it as a name only, never as an index or a range.
+pub fn split_list(spec: &str) -> Vec<String> {
+    let mut items = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = spec.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                items.last_mut().expect("one item").push_str("\"\"");
+            }
+            '"' => {
+                quoted = !quoted;
+                items.last_mut().expect("one item").push('"');
+            }
+            ',' if !quoted => items.push(String::new()),
+            c => items.last_mut().expect("one item").push(c),
+        }
+    }
+    items.into_iter().map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).collect()
+}
+
+/// The name a quoted item (`"a,b"`) stands for, or `None` for an item not quoted.
+fn unquoted(item: &str) -> Option<String> {
+    let inner = item.strip_prefix('"')?.strip_suffix('"')?;
+    Some(inner.replace("\"\"", "\""))
+}
+
+/// The ways to read `part` as a range `a-b` of two ends that each `end` reads (a name or an
+/// index): one per hyphen where both sides read, so that `x-1-x-2` is the range from `x-1` to
+/// `x-2` when those are columns. The caller refuses a part read two ways.
+fn ranges<T>(part: &str, end: impl Fn(&str) -> Option<T>) -> Vec<(T, T)> {
+    part.match_indices('-')
+        .filter(|&(i, _)| i > 0)
+        .filter_map(|(i, _)| Some((end(&part[..i])?, end(&part[i + 1..])?)))
+        .collect()
+}
+
 /// Whether `item` of a declared list (`--discrete`, `--continuous`) names the column `col`, one
 /// of the columns `among` (those a selection kept). A name wins over a position, as in
 /// [`select_columns`]: an item that is the name of one of `among` names that column only;
@@ -527,16 +574,16 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
 /// from `a` to `b`, each end read as a name of `among` first, else as an index.
 pub fn names_column(item: &str, col: &Column, among: &[&Column]) -> bool {
     let named = |s: &str| among.iter().find(|c| c.name == s.trim()).map(|c| c.index);
+    if let Some(name) = unquoted(item) {
+        return named(&name) == Some(col.index);
+    }
     if let Some(j) = named(item) {
         return j == col.index;
     }
     let end = |s: &str| named(s).or_else(|| s.trim().parse::<usize>().ok());
-    match item.split_once('-') {
-        Some((a, b)) if !a.is_empty() => match (end(a), end(b)) {
-            (Some(a), Some(b)) => (a..=b).contains(&col.index),
-            _ => false,
-        },
-        _ => item.parse::<usize>().is_ok_and(|j| j == col.index),
+    match ranges(item, end)[..] {
+        [] => item.parse::<usize>().is_ok_and(|j| j == col.index),
+        [(a, b), ..] => (a..=b).contains(&col.index),
     }
 }
 
@@ -544,7 +591,7 @@ pub fn names_column(item: &str, col: &Column, among: &[&Column]) -> bool {
 /// ([`names_column`], among the columns `cols`); none without a list.
 pub fn declared_columns(table: &Table, cols: &[usize], declared: Option<&str>) -> Vec<usize> {
     let Some(list) = declared else { return Vec::new() };
-    let items: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let items = split_list(list);
     let kept: Vec<Column> = cols.iter().map(|&j| table.column(j)).collect();
     let among: Vec<&Column> = kept.iter().collect();
     kept.iter().filter(|c| items.iter().any(|i| names_column(i, c, &among))).map(|c| c.index).collect()
@@ -584,13 +631,23 @@ pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Selectio
     let ncols = table.columns.len();
     let read = |s: &str| -> Result<(usize, Reading)> {
         let s = s.trim();
+        let named: Vec<usize> = (0..ncols).filter(|&j| table.columns[j] == s).collect();
+        if let [a, b, ..] = named[..] {
+            return Err(data_err(
+                path,
+                format!("columns {a} and {b} are both named '{s}': name each column once (rename one) to select it"),
+            ));
+        }
         if let Some(j) = table.columns.iter().position(|c| c == s) {
             let moved = s.parse::<usize>().is_ok_and(|n| n != j && n < ncols);
             return Ok((j, if moved { Reading::NumberAsName } else { Reading::Name }));
         }
-        let j: usize = s
-            .parse()
-            .map_err(|_| data_err(path, format!("no column named '{s}' (columns: {})", table.columns.join(", "))))?;
+        let j: usize = s.parse().map_err(|_| {
+            // A negative number is no position: they count from 0.
+            let negative = s.parse::<i64>().is_ok_and(|v| v < 0);
+            let why = if negative { "; column indices count from 0 at the first column" } else { "" };
+            data_err(path, format!("no column named '{s}' (columns: {}){why}", table.columns.join(", ")))
+        })?;
         if j < ncols {
             Ok((j, Reading::Position))
         } else {
@@ -605,9 +662,31 @@ pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Selectio
         }
         j
     };
-    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for item in split_list(spec) {
+        if let Some(name) = unquoted(&item) {
+            if !table.columns.contains(&name) {
+                return Err(data_err(
+                    path,
+                    format!("no column named '{name}' (columns: {})", table.columns.join(", ")),
+                ));
+            }
+            out.push(note(&name, read(&name)?));
+            continue;
+        }
+        let part = item.as_str();
         let whole = table.columns.iter().any(|c| c == part);
-        match part.split_once('-') {
+        let split = ranges(part, |s| read(s).ok().map(|_| s.len()));
+        if split.len() > 1 && !whole {
+            return Err(data_err(
+                path,
+                format!(
+                    "column range '{part}' can be read {} ways: quote the names (\"a-b\"-c) or use positions",
+                    split.len()
+                ),
+            ));
+        }
+        let at = split.first().map(|&(a, _)| a);
+        match at.map(|i| (&part[..i], &part[i + 1..])).or_else(|| part.split_once('-')) {
             Some((a, b)) if !a.is_empty() && !whole => {
                 let (ra, rb) = (read(a)?, read(b)?);
                 let kinds = [ra.1, rb.1];
