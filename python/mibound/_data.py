@@ -81,7 +81,7 @@ def _column(v: Any, what: str, j: int, name: str) -> Column:
     column; anything else (dates, complex numbers) a TypeError naming the argument."""
     dtype = getattr(v, "dtype", None)
     kind = getattr(dtype, "kind", None)
-    if type(dtype).__name__ == "CategoricalDtype":
+    if type(dtype).__name__ == "CategoricalDtype" and len(v):
         codes = np.asarray(v.codes)
         if (codes < 0).any():
             _refuse_missing(np.asarray(v, dtype=object), codes < 0, what, j, name)
@@ -108,6 +108,7 @@ def _column(v: Any, what: str, j: int, name: str) -> Column:
         if na.any():
             _refuse_missing(a, na, what, j, name)
         try:
+            # (No cells at all is an empty column of numbers: the data rules refuse it.)
             return Column(np.array([float(c) for c in cells], dtype=np.float64))
         except (TypeError, ValueError):
             pass

@@ -28,16 +28,16 @@ pub struct FeaturesArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub target: String,
     /// Feature columns to use (names or indices, ranges a-b; default: all but the target).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub x_cols: Option<String>,
     /// Columns (features or the target; names or indices) that are discrete labels, which may hold
     /// text. Undeclared integer columns with at most 10 values are detected as discrete, with a
     /// note; `none` turns that detection off for the features (the target is still detected).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub discrete: Option<String>,
     /// Columns (features or the target; names or indices) that are measurements, read as numbers
     /// even when they have few integer values.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub continuous: Option<String>,
     /// Neighbours (scikit-learn's n_neighbors).
     #[arg(long, default_value_t = ROSS_DEFAULT_K)]

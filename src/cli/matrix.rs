@@ -18,16 +18,16 @@ pub struct MatrixArgs {
     #[arg(long)]
     pub x: PathBuf,
     /// Columns to use (names or indices, ranges a-b; default: all).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub cols: Option<String>,
     /// Columns that are discrete labels (names or indices), which may hold text. Undeclared
     /// integer columns with at most 10 values are detected as discrete, with a note; `none` turns
     /// that detection off.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub discrete: Option<String>,
     /// Columns that are measurements (names or indices), read as numbers even when they have few
     /// integer values.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub continuous: Option<String>,
     /// Neighbours.
     #[arg(long, default_value_t = ROSS_DEFAULT_K)]

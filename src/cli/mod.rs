@@ -152,22 +152,22 @@ enum Command {
         y: Option<PathBuf>,
         /// Columns of the x file to use (names or 0-based indices, ranges a-b; a number that is a
         /// column's name is that column).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         x_cols: Option<String>,
         /// Columns of the y file to use.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         y_cols: Option<String>,
         /// Columns (of x or y, names or indices) that are discrete labels: the neural bounds embed
         /// them (one-hot), discrete, ross and mixed-ksg read them as categories, auto picks one of
         /// those (with InfoNCE above 4 joint dimensions), and estimators that would read them as
         /// numbers are refused, with the one to use instead.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         discrete: Option<String>,
         /// Columns of the x file to condition on: estimate I(X; Y | Z) with the conditional form
         /// of each estimator (ksg:k=K → Frenzel–Pompe, gaussian, a neural lower bound → the
         /// chain rule I(X; Y,Z) − I(X; Z)) and Runge's local permutation test of conditional
         /// independence.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         given: Option<String>,
         #[command(flatten)]
         input: InputOpts,

@@ -296,6 +296,9 @@ pub fn check_given(z: &Input<'_>, x_rows: usize, rules: &Rules) -> Result<(Vec<u
     if z.values.nrows() != x_rows {
         return Err(InputError::GivenRows { x: x_rows, z: z.values.nrows() });
     }
+    if x_rows < MIN_ROWS {
+        return Err(InputError::TooFewRows { rows: x_rows, min: MIN_ROWS });
+    }
     check_finite(Side::Z, z)?;
     check_names(Side::Z, z)?;
     let k = constant(z);
@@ -409,6 +412,16 @@ mod tests {
         nan[(4, 0)] = f64::NAN;
         let e = check_given(&input(&nan), 6, &Rules::default()).unwrap_err();
         assert_eq!(e.to_string(), "z, row 4, column 0 ('0'): value NaN is not finite");
+        // No rows (scripts/fuzz-inputs found a panic there), a constant column refused or dropped.
+        let empty = DMatrix::<f64>::zeros(0, 2);
+        assert_eq!(check_given(&input(&empty), 0, &Rules::default()), Err(InputError::TooFewRows { rows: 0, min: 2 }));
+        let mut k = z.clone();
+        k.column_mut(1).fill(5.0);
+        let e = check_given(&input(&k), 6, &Rules::default()).unwrap_err();
+        assert_eq!(e.to_string(), "constant columns carry no information: z: column 1 ('1') = 5; leave them out");
+        let drop = Rules { drop_constant: true, ..Rules::default() };
+        let (kept, notes) = check_given(&input(&k), 6, &drop).unwrap();
+        assert_eq!((kept, notes[0].to_string()), (vec![0], "dropped constant z: column 1 ('1') = 5".to_string()));
     }
 
     #[test]
