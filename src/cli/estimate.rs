@@ -173,7 +173,8 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     };
     let mut checked = rules::check(&ix, &iy, &asked).map_err(|mut problem| {
         if let InputError::Constant { x, y, .. } = &mut problem {
-            (texts(x, &tx), texts(y, &ty));
+            texts(x, &tx);
+            texts(y, &ty);
         }
         let sides: Vec<Side> = match &problem {
             InputError::NoColumns { side }
@@ -192,7 +193,8 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     let mut dropped = Vec::new();
     for note in &mut checked.notes {
         if let rules::Note::DroppedConstant { x, y, .. } = note {
-            (texts(x, &tx), texts(y, &ty));
+            texts(x, &tx);
+            texts(y, &ty);
             dropped.extend(x.iter().chain(y.iter()).map(|c| c.column.clone()));
         }
     }

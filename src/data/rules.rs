@@ -24,8 +24,12 @@
 //!    that lets a user declare such columns (`estimate --discrete`) asks only when nothing was
 //!    declared; `features` and `matrix` detect them instead ([`crate::data::kinds`]).
 //!
+//! Names: two columns of one input with the same name are refused ([`InputError::DuplicateName`]),
+//! as selections and results could not tell them apart.
+//!
 //! For the conditioning set `z` of `I(X; Y | Z)` ([`check_given`]): rule 1, one row per row of x
-//! ([`InputError::GivenRows`]), rule 3 and, when asked, rule 6, each naming `z`.
+//! ([`InputError::GivenRows`]), at least [`MIN_ROWS`], rule 3, names once, rule 4 (refused, or
+//! dropped when asked) and, when asked, rule 6, each naming `z`.
 
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, integer_levels};
 use crate::error::describe_constant;

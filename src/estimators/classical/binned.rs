@@ -13,7 +13,10 @@
 //! distribution on the cells. It is biased: upward by about `(K_xy − K_x − K_y + 1)/(2N)` for
 //! `K` occupied cells (Miller 1955; reported as the diagnostic `miller_madow_bias`), and downward
 //! by the discretisation (binning loses information), which dominates in more than a few
-//! dimensions. Use it for one- or two-dimensional sides.
+//! dimensions. Use it for one- or two-dimensional sides. With more joint cells `B^{d_x+d_y}`
+//! than rows, and more bins than the default rule's, most rows sit alone in their cell and the
+//! estimate reads the binning (up to `ln N`: `bins=60` on 300 rows read 1.7 nats for a truth of
+//! 0.35); the estimate says so in a warning ([`WarningCode::SparseCells`]) with the rule's bins.
 
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::{Core, run};

@@ -295,7 +295,7 @@ fn warnings(x: DMatrixView<'_, f64>, kinds: &[VarKind], k: usize, names: &[Strin
 /// The MI of each column of `x` (kinds `kinds`) against the target `y` (kind `y_kind`), in
 /// nats, clipped at 0: scikit-learn's `mutual_info_regression` (continuous `y`) and
 /// `mutual_info_classif` (discrete `y`) with `n_neighbors = k` (module docs); and the warnings
-/// about what the values cannot be trusted for ([`warnings`]: a `k` near the number of rows, a
+/// about what the values cannot be trusted for (a `k` near the number of rows, a
 /// column whose scaled values the noise swamps), naming the columns of `x` by `names` (by
 /// position when empty). A class label whose every value occurs once is refused (a
 /// measurement read as a label).

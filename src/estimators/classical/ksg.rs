@@ -661,7 +661,9 @@ pub enum KsgMargins {
 /// The KSG estimator behind the [`Estimator`] interface (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ksg {
-    /// Number of neighbours (≥ 1; default 5, as bmi).
+    /// Number of neighbours (≥ 1; default 5, as bmi). At most N − 2 on N rows (with k ≥ N − 1
+    /// every neighbourhood is the whole sample and the estimate is 0 whatever the data), and
+    /// above N/2 the estimate warns ([`WarningCode::FewRows`]): it is pulled towards 0.
     pub k: usize,
     /// KSG-1 or KSG-2.
     pub variant: KsgVariant,
