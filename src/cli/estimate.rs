@@ -137,15 +137,8 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     } else {
         (columns(x, &tx, x_cols, &[])?, columns(y_path, &ty, y_cols, &[])?)
     };
-    if same && cx.iter().any(|c| cy.contains(c)) {
-        let j = cx.iter().find(|c| cy.contains(c)).copied().unwrap_or_default();
-        return Err(Error::Data {
-            path: x.to_path_buf(),
-            msg: format!(
-                "column {j} ('{}') is selected twice, among the columns read (--x-cols) and as the one(s) they are measured against (--y-cols, --target): select each column once",
-                tx.columns[j]
-            ),
-        });
+    if let Some(&j) = cx.iter().find(|c| same && cy.contains(c)) {
+        return Err(Error::Data { path: x.to_path_buf(), msg: selected_twice(&tx, j) });
     }
     let (vx, nx) = tx.select_labelled(x, &cx, &declared_columns(&tx, &cx, discrete))?;
     let (vy, ny) = ty.select_labelled(y_path, &cy, &declared_columns(&ty, &cy, discrete))?;
@@ -176,19 +169,7 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
             texts(x, &tx);
             texts(y, &ty);
         }
-        let sides: Vec<Side> = match &problem {
-            InputError::NoColumns { side }
-            | InputError::NonFinite { side, .. }
-            | InputError::AllConstant { side }
-            | InputError::DuplicateName { side, .. } => {
-                vec![*side]
-            }
-            InputError::Constant { x, y, .. } => {
-                [(Side::X, x.is_empty()), (Side::Y, y.is_empty())].iter().filter(|s| !s.1).map(|s| s.0).collect()
-            }
-            _ => vec![Side::X, Side::Y],
-        };
-        Error::Input { origin: files(&sides), problem }
+        Error::Input { origin: files(&problem_sides(&problem)), problem }
     })?;
     let mut dropped = Vec::new();
     for note in &mut checked.notes {
@@ -198,7 +179,36 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
             dropped.extend(x.iter().chain(y.iter()).map(|c| c.column.clone()));
         }
     }
-    for note in &checked.notes {
+    print_rule_notes(&checked.notes, &files);
+    let (x, y) = checked.select(&ix, &iy);
+    Ok(Loaded { x, y, x_columns: checked.x_columns, y_columns: checked.y_columns, dropped })
+}
+
+/// Column `j` of one file in both selections (x's and y's, or the features and the target).
+fn selected_twice(t: &Table, j: usize) -> String {
+    format!(
+        "column {j} ('{}') is selected twice, among the columns read (--x-cols) and as the one(s) they are measured against (--y-cols, --target): select each column once",
+        t.columns[j]
+    )
+}
+
+/// The sides (x, y) a refusal of the data rules concerns, whose files it names.
+fn problem_sides(problem: &InputError) -> Vec<Side> {
+    match problem {
+        InputError::NoColumns { side }
+        | InputError::NonFinite { side, .. }
+        | InputError::AllConstant { side }
+        | InputError::DuplicateName { side, .. } => vec![*side],
+        InputError::Constant { x, y, .. } => {
+            [(Side::X, x.is_empty()), (Side::Y, y.is_empty())].iter().filter(|s| !s.1).map(|s| s.0).collect()
+        }
+        _ => vec![Side::X, Side::Y],
+    }
+}
+
+/// The data rules' notes on stderr, each naming its file (`files` of the sides) and what to do.
+fn print_rule_notes(notes: &[rules::Note], files: &dyn Fn(&[Side]) -> Vec<std::path::PathBuf>) {
+    for note in notes {
         match note {
             rules::Note::DroppedConstant { .. } => eprintln!("note: --drop-constant: {note}"),
             rules::Note::IndexColumn { side, .. } => {
@@ -211,8 +221,6 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
             }
         }
     }
-    let (x, y) = checked.select(&ix, &iy);
-    Ok(Loaded { x, y, x_columns: checked.x_columns, y_columns: checked.y_columns, dropped })
 }
 
 /// The estimators and their settings from the command-line options (checked by

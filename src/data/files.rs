@@ -620,6 +620,35 @@ enum Reading {
     Position,
 }
 
+/// One end of a selection (a whole part or one end of a range) against the table's columns: a
+/// name (once only), else a 0-based position.
+fn read_end(path: &Path, table: &Table, s: &str) -> Result<(usize, Reading)> {
+    let s = s.trim();
+    let ncols = table.columns.len();
+    let named: Vec<usize> = (0..ncols).filter(|&j| table.columns[j] == s).collect();
+    if let [a, b, ..] = named[..] {
+        return Err(data_err(
+            path,
+            format!("columns {a} and {b} are both named '{s}': name each column once (rename one) to select it"),
+        ));
+    }
+    if let Some(&j) = named.first() {
+        let moved = s.parse::<usize>().is_ok_and(|n| n != j && n < ncols);
+        return Ok((j, if moved { Reading::NumberAsName } else { Reading::Name }));
+    }
+    let j: usize = s.parse().map_err(|_| {
+        // A negative number is no position: they count from 0.
+        let negative = s.parse::<i64>().is_ok_and(|v| v < 0);
+        let why = if negative { "; column indices count from 0 at the first column" } else { "" };
+        data_err(path, format!("no column named '{s}' (columns: {}){why}", table.columns.join(", ")))
+    })?;
+    if j < ncols {
+        Ok((j, Reading::Position))
+    } else {
+        Err(data_err(path, format!("column index {j} out of range (the file has {ncols} columns)")))
+    }
+}
+
 /// Parses a column selection — names or 0-based indices, comma-separated, with ranges `a-b`
 /// whose ends are names or indices (`"0-4,7"`, `"x1,x2"`, `"age-s6"`) — against a table's column
 /// names. A whole part that names a column (`"x-1"`) is that column, not a range. A name wins
@@ -628,32 +657,7 @@ enum Reading {
 /// a range with one end read as such a name and the other as a position, and a column selected
 /// twice.
 pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Selection> {
-    let ncols = table.columns.len();
-    let read = |s: &str| -> Result<(usize, Reading)> {
-        let s = s.trim();
-        let named: Vec<usize> = (0..ncols).filter(|&j| table.columns[j] == s).collect();
-        if let [a, b, ..] = named[..] {
-            return Err(data_err(
-                path,
-                format!("columns {a} and {b} are both named '{s}': name each column once (rename one) to select it"),
-            ));
-        }
-        if let Some(j) = table.columns.iter().position(|c| c == s) {
-            let moved = s.parse::<usize>().is_ok_and(|n| n != j && n < ncols);
-            return Ok((j, if moved { Reading::NumberAsName } else { Reading::Name }));
-        }
-        let j: usize = s.parse().map_err(|_| {
-            // A negative number is no position: they count from 0.
-            let negative = s.parse::<i64>().is_ok_and(|v| v < 0);
-            let why = if negative { "; column indices count from 0 at the first column" } else { "" };
-            data_err(path, format!("no column named '{s}' (columns: {}){why}", table.columns.join(", ")))
-        })?;
-        if j < ncols {
-            Ok((j, Reading::Position))
-        } else {
-            Err(data_err(path, format!("column index {j} out of range (the file has {ncols} columns)")))
-        }
-    };
+    let read = |s: &str| read_end(path, table, s);
     let mut out: Vec<usize> = Vec::new();
     let mut numbers_as_names: Vec<(String, usize)> = Vec::new();
     let mut note = |s: &str, (j, r): (usize, Reading)| {

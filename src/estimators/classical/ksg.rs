@@ -756,24 +756,11 @@ impl Estimator for Ksg {
             return Err(Error::param("ksg noise", self.noise, "must be finite and ≥ 0"));
         }
         check_inputs(x, y, 2)?;
-        let n = x.nrows();
-        // With k ≥ N − 1 every point's neighbourhood is the whole sample: the counts are N − 1
-        // whatever the data, and the estimate is 0 by construction.
-        if self.k + 2 > n {
-            return Err(Error::param(
-                "ksg k",
-                self.k,
-                &format!(
-                    "must be at most the number of rows − 2 ({}): with k ≥ N − 1 every neighbourhood is the whole sample and the estimate is 0 whatever the data",
-                    n - 2
-                ),
-            ));
-        }
+        let mut warnings: Vec<Warning> = k_for_rows(self.k, x.nrows())?.into_iter().collect();
         let (mut xm, mut ym) = match self.margins {
             KsgMargins::NormalScores => (super::gaussian::copula_transform(x), super::gaussian::copula_transform(y)),
             KsgMargins::AsGiven | KsgMargins::Standardized => (x.into_owned(), y.into_owned()),
         };
-        let mut warnings = Vec::new();
         if self.margins == KsgMargins::Standardized {
             let constant = standardize(&mut xm) + standardize(&mut ym);
             if constant > 0 {
@@ -791,21 +778,6 @@ impl Estimator for Ksg {
             add_tie_noise(&mut ym, self.noise, &mut g);
         }
 
-        // KSG reads the density as constant within each point's k-neighbourhood, which holds for
-        // k ≪ N; with more than half of the sample in it, the estimate is pulled towards 0.
-        if 2 * self.k > n {
-            warnings.push(
-                Warning::new(
-                    WarningCode::FewRows,
-                    format!(
-                        "k = {} neighbours is more than half of the {n} rows: each neighbourhood holds most of the sample and the estimate is pulled towards 0; use a k well below the number of rows (the default is {DEFAULT_K})",
-                        self.k
-                    ),
-                )
-                .with("k", self.k as f64)
-                .with("rows", n as f64),
-            );
-        }
         let d = blocks.iter().map(|b| b.0.len() + b.1.len()).max().unwrap_or(0);
         if d > 10 {
             warnings.push(
@@ -853,6 +825,34 @@ impl Estimator for Ksg {
         est.diagnostics.warnings.splice(0..0, warnings);
         Ok(est)
     }
+}
+
+/// `k` neighbours on `n` rows: refused at `k ≥ n − 1`, where every point's neighbourhood is the
+/// whole sample (the counts are `n − 1` whatever the data, and the estimate is 0 by
+/// construction); a warning above `n/2`: KSG reads the density as constant within each
+/// k-neighbourhood, which holds for `k ≪ n`, and with most of the sample in it the estimate is
+/// pulled towards 0.
+fn k_for_rows(k: usize, n: usize) -> Result<Option<Warning>> {
+    if k + 2 > n {
+        return Err(Error::param(
+            "ksg k",
+            k,
+            &format!(
+                "must be at most the number of rows − 2 ({}): with k ≥ N − 1 every neighbourhood is the whole sample and the estimate is 0 whatever the data",
+                n.saturating_sub(2)
+            ),
+        ));
+    }
+    Ok((2 * k > n).then(|| {
+        Warning::new(
+            WarningCode::FewRows,
+            format!(
+                "k = {k} neighbours is more than half of the {n} rows: each neighbourhood holds most of the sample and the estimate is pulled towards 0; use a k well below the number of rows (the default is {DEFAULT_K})"
+            ),
+        )
+        .with("k", k as f64)
+        .with("rows", n as f64)
+    }))
 }
 
 /// The blocks `ksg-blocks` sums over ([`independent_blocks`] of the columns' normal scores at
