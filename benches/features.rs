@@ -51,7 +51,7 @@ fn main() {
     let mut values = Vec::new();
     for _ in 0..reps.max(1) {
         let start = Instant::now();
-        let r = pool.install(|| feature_mi(x.as_view(), &kinds, &y, y_kind, k, &noise));
+        let r = pool.install(|| feature_mi(x.as_view(), &kinds, &y, y_kind, k, &noise, &[]).map(|(mi, _)| mi));
         best = best.min(start.elapsed().as_secs_f64());
         values = r.unwrap_or_else(|e| {
             eprintln!("{e}");

@@ -187,23 +187,29 @@ pub struct Constant {
     pub column: Column,
     /// Its one value.
     pub value: f64,
+    /// The value as written, for a column of text read as categories (whose `value` is only
+    /// its code): messages show it instead.
+    pub text: Option<String>,
 }
 
 /// `x: columns 0 ('a') = 0, 3 ('d') = 1; y: column 1 ('b') = 5`: the constant columns of each
-/// input, for messages.
-pub fn describe_constant(x: &[Constant], y: &[Constant]) -> String {
+/// input (x, y, then z), for messages.
+pub fn describe_constant(x: &[Constant], y: &[Constant], z: &[Constant]) -> String {
     let side = |s: Side, cols: &[Constant]| {
-        let all: Vec<String> =
-            cols.iter().map(|c| format!("{} ('{}') = {}", c.column.index, c.column.name, c.value)).collect();
+        let all: Vec<String> = cols
+            .iter()
+            .map(|c| match &c.text {
+                Some(t) => format!("{} ('{}') = '{t}'", c.column.index, c.column.name),
+                None => format!("{} ('{}') = {}", c.column.index, c.column.name, c.value),
+            })
+            .collect();
         format!("{s}: column{} {}", if cols.len() == 1 { "" } else { "s" }, all.join(", "))
     };
-    let mut parts = Vec::new();
-    if !x.is_empty() {
-        parts.push(side(Side::X, x));
-    }
-    if !y.is_empty() {
-        parts.push(side(Side::Y, y));
-    }
+    let parts: Vec<String> = [(Side::X, x), (Side::Y, y), (Side::Z, z)]
+        .iter()
+        .filter(|(_, cols)| !cols.is_empty())
+        .map(|&(s, cols)| side(s, cols))
+        .collect();
     parts.join("; ")
 }
 
@@ -255,12 +261,14 @@ pub enum InputError {
         value: f64,
     },
     /// Constant columns, all named at once.
-    #[error("constant columns carry no information: {}; leave them out{}", describe_constant(x, y), option.as_ref().map(|o| format!(" or pass {o}")).unwrap_or_default())]
+    #[error("constant columns carry no information: {}; leave them out{}", describe_constant(x, y, z), option.as_ref().map(|o| format!(" or pass {o}")).unwrap_or_default())]
     Constant {
         /// The constant columns of x.
         x: Vec<Constant>,
         /// The constant columns of y.
         y: Vec<Constant>,
+        /// The constant columns of the conditioning set z.
+        z: Vec<Constant>,
         /// How the caller spells the option that drops them (`--drop-constant`,
         /// `drop_constant=True`), where there is one.
         option: Option<String>,
@@ -281,6 +289,17 @@ pub enum InputError {
     AllConstant {
         /// Which input.
         side: Side,
+    },
+    /// Two columns of one input with the same name: selections and results could not tell
+    /// them apart.
+    #[error("{side}: {first} and {second} have the same name: name each column once (rename one)")]
+    DuplicateName {
+        /// Which input.
+        side: Side,
+        /// The first column so named.
+        first: Column,
+        /// The next.
+        second: Column,
     },
 }
 

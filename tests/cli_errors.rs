@@ -260,3 +260,71 @@ fn train_runs_a_staircase_and_refuses_bad_settings() {
     fails_with(&run(&["train", "--task", "nope"]), &["nope"]);
     fails_with(&run(&["train", "--bound", "loo", "--steps", "5"]), &["gaussian critic"]);
 }
+
+/// Messages that say what to do (issue #54): a missing folder for a figure, a negative seed or
+/// target, a constant label by its text, a name given twice or to two columns, a --discrete
+/// column dropped as constant, and names with commas or hyphens; a heat map of many columns
+/// stays a bounded figure.
+#[test]
+fn messages_say_what_to_do() {
+    let d = dir("say");
+    let x = csv(
+        &d.join("t.csv"),
+        "a,s,k,t\n0.1,x,5,2.0\n0.5,x,5,1.0\n0.7,x,5,0.3\n0.2,x,5,0.9\n0.9,x,5,1.1\n0.4,x,5,1.6\n",
+    );
+    let missing = d.join("nofolder").join("m.png");
+    fails_with(
+        &run(&["matrix", "--x", &x, "--cols", "a,t", "--plot", missing.to_str().unwrap()]),
+        &["m.png: the folder", "nofolder' does not exist: create it first"],
+    );
+    fails_with(
+        &run(&["features", "--x", &x, "--target", "t", "--seed", "-5"]),
+        &["'--seed <SEED>': must not be negative"],
+    );
+    fails_with(&run(&["features", "--x", &x, "--target", "-1"]), &["no column named '-1'", "count from 0"]);
+    fails_with(
+        &run(&["estimate", "--x", &x, "--x-cols", "a", "--y-cols", "s", "--discrete", "s"]),
+        &["constant columns carry no information: y: column 1 ('s') = 'x'"],
+    );
+    fails_with(
+        &run(&["features", "--x", &x, "--target", "t", "--x-cols", "a,t"]),
+        &["column 3 ('t') is selected twice"],
+    );
+    // --discrete may name a column --drop-constant drops.
+    let out = run(&["features", "--x", &x, "--target", "t", "--x-cols", "a,k", "--discrete", "k", "--drop-constant"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dup = csv(&d.join("dup.csv"), "a,a,t\n1,2,3\n2,3,1\n3,1,2\n4,4,4\n5,2,1\n");
+    fails_with(&run(&["features", "--x", &dup, "--target", "a"]), &["columns 0 and 1 are both named 'a'"]);
+    fails_with(
+        &run(&["features", "--x", &dup, "--target", "t"]),
+        &["x: column 0 ('a') and column 1 ('a') have the same name"],
+    );
+    // A name with a comma, quoted; a range whose ends hold hyphens.
+    let named = csv(
+        &d.join("named.csv"),
+        "\"a,b\",x-1,x-2,t\n0.5,0.3,0.1,2.0\n0.2,0.1,0.5,1.0\n0.9,0.7,0.6,0.3\n0.1,0.2,0.8,0.9\n0.4,0.5,0.2,1.1\n0.3,0.9,0.4,1.3\n",
+    );
+    let out = run(&["features", "--x", &named, "--target", "t", "--x-cols", "\"a,b\",x-1-x-2", "--json", "--k", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut got: Vec<&str> = v["features"].as_array().unwrap().iter().map(|f| f["feature"].as_str().unwrap()).collect();
+    got.sort_unstable();
+    assert_eq!(got, ["a,b", "x-1", "x-2"]);
+}
+
+/// A heat map of 400 columns is at most `MAX_SIDE` pixels a side (1000 columns drew a 315 MB
+/// PNG of 22158 × 22098).
+#[test]
+fn a_heat_map_of_many_columns_is_bounded() {
+    let d = dir("heat");
+    let labels: Vec<String> = (0..400).map(|j| format!("column_{j}")).collect();
+    let m = DMatrix::from_fn(400, 400, |i, j| ((i * j) % 7) as f64 / 7.0);
+    let p = d.join("h.png");
+    mibound::plot::heatmap(&labels, &m, "many", &p).unwrap();
+    let bytes = std::fs::read(&p).unwrap();
+    // PNG: width and height are the big-endian u32s at bytes 16..24.
+    let (w, h) =
+        (u32::from_be_bytes(bytes[16..20].try_into().unwrap()), u32::from_be_bytes(bytes[20..24].try_into().unwrap()));
+    let most = mibound::plot::MAX_SIDE as u32;
+    assert!(w <= most && h <= most, "{w} × {h}");
+}

@@ -82,7 +82,7 @@ fn integer_columns_are_noted_by_name_and_declared_continuous_on_request() {
     // The library's numbers for those kinds (the same noise seed, 0).
     let kinds = [VarKind::Continuous, VarKind::Discrete, VarKind::Continuous];
     let y: Vec<f64> = m.column(3).iter().copied().collect();
-    let lib = feature_mi(m.columns(0, 3), &kinds, &y, VarKind::Discrete, 3, &TieNoise::Seeded(0)).unwrap();
+    let lib = feature_mi(m.columns(0, 3), &kinds, &y, VarKind::Discrete, 3, &TieNoise::Seeded(0), &[]).unwrap().0;
     for (j, name) in ["pix0", "pix1", "m"].iter().enumerate() {
         assert_eq!(mi_of(&v, name), lib[j], "{name}");
     }

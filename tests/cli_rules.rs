@@ -83,3 +83,52 @@ fn the_command_line_gives_the_tables_sentences() {
         }
     }
 }
+
+/// A table of the `calls` cases as a CSV file: numbers as JSON writes them, text as it is.
+fn write_table(dir: &Path, table: &Value) -> String {
+    let cell = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    let names: Vec<String> = table["names"].as_array().unwrap().iter().map(cell).collect();
+    let mut text = names.join(",") + "\n";
+    for row in table["rows"].as_array().unwrap() {
+        text += &(row.as_array().unwrap().iter().map(cell).collect::<Vec<_>>().join(",") + "\n");
+    }
+    let p = dir.join("table.csv");
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// The table's `calls` (every command on bad input) through the command line: a refusal is
+/// one line, exit 2, with the case's sentence and fragments; a warning's sentence is printed.
+/// python/tests/test_rules.py makes the same calls through Python.
+#[test]
+fn every_command_gives_the_tables_sentences() {
+    let table: Value = serde_json::from_str(include_str!("data/bad_inputs.json")).unwrap();
+    let calls = table["calls"].as_array().unwrap();
+    assert!(calls.len() >= 10, "the table has its calls");
+    for (k, case) in calls.iter().enumerate() {
+        let name = case["name"].as_str().unwrap();
+        let d = common::temp_dir("calls", &k.to_string());
+        let file = write_table(&d, &case["table"]);
+        let args: Vec<&str> = case["cli"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        let out = common::mibound().arg(args[0]).args(["--x", &file]).args(&args[1..]).output().unwrap();
+        let (stdout, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        if let Some(sentence) = case["error"].as_str() {
+            assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+            assert_eq!(err.trim_end().lines().count(), 1, "{name}: one line: {err}");
+            assert!(err.starts_with("error: "), "{name}: {err}");
+            let fragments =
+                case["contains"].as_array().map_or(vec![], |c| c.iter().map(|f| f.as_str().unwrap()).collect());
+            for needle in std::iter::once(sentence).chain(fragments) {
+                assert!(err.contains(needle), "{name}: stderr lacks '{needle}': {err}");
+            }
+        } else {
+            let sentence = case["warning"].as_str().expect("an error or a warning");
+            assert!(out.status.success(), "{name}: {err}");
+            assert!(stdout.contains(sentence) || err.contains(sentence), "{name}: no '{sentence}' in {stdout} {err}");
+        }
+    }
+}

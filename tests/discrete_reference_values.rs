@@ -242,11 +242,11 @@ fn per_feature_mi_matches_scikit_learn() {
     let mut kinds = vec![VarKind::Continuous; 4];
     kinds[2] = VarKind::Discrete;
     for noise in [TieNoise::Seeded(0), TieNoise::Off] {
-        let got = feature_mi(x.as_view(), &kinds, &y, VarKind::Continuous, 3, &noise).unwrap();
+        let got = feature_mi(x.as_view(), &kinds, &y, VarKind::Continuous, 3, &noise, &[]).unwrap().0;
         for j in 0..4 {
             close(&format!("regression feature {j} ({noise:?})"), got[j], MIR_J[j]);
         }
-        let got = feature_mi(x.as_view(), &kinds, &cls, VarKind::Discrete, 3, &noise).unwrap();
+        let got = feature_mi(x.as_view(), &kinds, &cls, VarKind::Discrete, 3, &noise, &[]).unwrap().0;
         for j in 0..4 {
             close(&format!("classif feature {j} ({noise:?})"), got[j], MIC_J[j]);
         }
@@ -262,7 +262,7 @@ fn mi_matrix_matches_ennemi_pairwise_mi() {
         2 => x[(i, 3)],
         _ => y[i],
     });
-    let m = mi_matrix(data.as_view(), &[VarKind::Continuous; 4], 3, &TieNoise::Off).unwrap();
+    let m = mi_matrix(data.as_view(), &[VarKind::Continuous; 4], 3, &TieNoise::Off, &[]).unwrap().0;
     for i in 0..4 {
         assert!(m[(i, i)].is_nan());
         for j in (0..4).filter(|&j| j != i) {

@@ -52,6 +52,7 @@ mod flows_entropy_estimator;
 mod flows_fit;
 mod flows_spiral;
 mod function_length;
+mod inputs_range;
 mod layering;
 mod neural_conditional;
 mod neural_labels;

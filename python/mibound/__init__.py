@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _native
-from ._data import DataWarning, EstimateWarning, as_input, message, warn_each
+from ._data import DataWarning, EstimateWarning, column_positions, message, read, refuse_text, seed_value, warn_each
 from .progress import callback as _progress_callback
 from .progress import finish as _progress_finish
 
@@ -238,6 +238,7 @@ def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, em
         hidden = [int(h) for h in hidden]
     if not isinstance(estimators, str):
         estimators = list(estimators)
+    seed = seed_value(seed, "seed")
     return dict(estimators=estimators, seed=seed, unit=unit, critic=critic, hidden=hidden, embed=embed,
                 batch=batch, steps=steps, lr=lr, weight_decay=weight_decay, folds=folds, transform=transform,
                 drop_constant=drop_constant, discrete_x=discrete_x, discrete_y=discrete_y, repeats=repeats)
@@ -246,9 +247,12 @@ def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, em
 def _call(native: Any, x: Any, y: Any, options: dict, progress: Any, **flags: Any) -> dict:
     """A native estimate on ``x`` and ``y`` (arrays or pandas objects) with progress; the data
     rules' notes become warnings."""
-    (xa, xn), (ya, yn) = as_input(x, "x"), as_input(y, "y")
-    options = dict(options, discrete_x=_column_positions(options.get("discrete_x", ()), xn, "discrete_x"),
-                   discrete_y=_column_positions(options.get("discrete_y", ()), yn, "discrete_y"))
+    (xa, xn, xc), (ya, yn, yc) = read(x, "x"), read(y, "y")
+    options = dict(options, discrete_x=column_positions(options.get("discrete_x", ()), xn, "discrete_x"),
+                   discrete_y=column_positions(options.get("discrete_y", ()), yn, "discrete_y"))
+    # A column of text is read as categories where it is declared a label, as on the command line.
+    refuse_text(xc, xn, "x", options["discrete_x"], "discrete_x")
+    refuse_text(yc, yn, "y", options["discrete_y"], "discrete_y")
     cb = _progress_callback(progress)
     try:
         data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb, **flags)
@@ -337,20 +341,6 @@ def estimate(
     return Comparison(_call(_native.estimate, x, y, options, progress, selfcheck=selfcheck))
 
 
-def _column_positions(columns: Any, names: Optional[Sequence[str]], what: str) -> list:
-    """Positions of ``columns`` (indices, or names among ``names``, a DataFrame's columns)."""
-    names = list(names or [])
-    out = []
-    for c in ([columns] if isinstance(columns, (str, int)) else columns):
-        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
-            out.append(int(c))
-        elif c in names:
-            out.append(names.index(c))
-        else:
-            raise ValueError(f"{what}: {c!r} is not a column of the data (columns: {names})")
-    return out
-
-
 def tasks() -> list:
     """The task suite (benchmark-mi's 40 tasks and mibound's harder ones), as
     ``mibound tasks --json`` lists them: dicts with ``id``, ``name``, ``family``,
@@ -372,7 +362,7 @@ def sample(
     ``mibound sample TASK --n N --seed S``. ``task_id`` is a task-suite id (see :func:`tasks`)
     or a parametric task (``gaussian``, ``cubic``, ``asinh-cubic``) drawn at ``dim`` and
     ``mi`` nats (defaults: the library's, as the command line's)."""
-    return _native.sample(task_id, n, seed, dim, mi)
+    return _native.sample(task_id, n, seed_value(seed, "seed"), dim, mi)
 
 
 from . import bounds  # noqa: E402  (submodule, imported for `mibound.bounds.infonce`)

@@ -15,6 +15,8 @@ PARAMETRIC_MI: float
 FEATURE_NEIGHBORS: int
 CONDITIONAL_NEIGHBORS: int
 DEFAULT_SEED: int
+TEXT_ADVICE: str
+GIVEN_TEXT_ADVICE: str
 
 _Float = Union[npt.NDArray[np.float64], npt.NDArray[np.float32]]
 
@@ -69,8 +71,11 @@ def feature_mi(
     k: int,
     noise_x: _Float,
     noise_y: Optional[_Float] = None,
-) -> npt.NDArray[np.float64]: ...
-def mi_matrix(x: _Float, discrete: Sequence[bool], k: int, noise_x: _Float) -> npt.NDArray[np.float64]: ...
+    x_names: Optional[Sequence[str]] = None,
+) -> Tuple[npt.NDArray[np.float64], List[str]]: ...
+def mi_matrix(
+    x: _Float, discrete: Sequence[bool], k: int, noise_x: _Float, x_names: Optional[Sequence[str]] = None
+) -> Tuple[npt.NDArray[np.float64], List[str]]: ...
 def conditional_mi(x: _Float, y: _Float, z: _Float, k: int, seed: int) -> float: ...
 def conditional_test(
     x: _Float,

@@ -243,6 +243,15 @@ fn count(name: &str, v: i64) -> PyResult<u64> {
     u64::try_from(v).map_err(|_| py_err(Error::param(name, v, "must not be negative")))
 }
 
+/// A seed: an integer from 0 to 2^64 − 1 (the Python wrapper draws one from a numpy
+/// Generator); anything else is a `ValueError` naming it.
+fn seed_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    v.extract::<u64>().map_err(|_| match v.extract::<i64>() {
+        Ok(n) if n < 0 => py_err(Error::param(name, n, "must not be negative")),
+        _ => py_err(Error::param(name, v, "must be an integer from 0 to 2^64 − 1")),
+    })
+}
+
 /// The estimator names: a comma-separated string or a sequence of names.
 fn estimator_specs(obj: &Bound<'_, PyAny>) -> PyResult<Vec<EstimatorSpec>> {
     let names: Vec<String> = if obj.downcast::<PyString>().is_ok() {
@@ -307,7 +316,7 @@ impl Call {
         };
         let int =
             |k: &str, default: u64| -> PyResult<u64> { get(k)?.map_or(Ok(default), |v| count(k, v.extract::<i64>()?)) };
-        let seed = int("seed", DEFAULT_SEED)?;
+        let seed = get("seed")?.map_or(Ok(DEFAULT_SEED), |v| seed_of("seed", &v))?;
         let unit: Option<String> = get("unit")?.map(|v| v.extract()).transpose()?;
         let unit = Unit::from_options(unit.as_deref(), false).map_err(py_err)?;
         let mut o = Options::default();
@@ -588,9 +597,16 @@ type Pair<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
 /// parametric task (`gaussian`, `cubic`, `asinh-cubic`) at `dim` and `mi`.
 #[pyfunction]
 #[pyo3(signature = (task, n, seed, dim, mi))]
-fn sample<'py>(py: Python<'py>, task: &str, n: i64, seed: i64, dim: i64, mi: f64) -> PyResult<Pair<'py>> {
+fn sample<'py>(
+    py: Python<'py>,
+    task: &str,
+    n: i64,
+    seed: &Bound<'py, PyAny>,
+    dim: i64,
+    mi: f64,
+) -> PyResult<Pair<'py>> {
     let n = count("n", n)? as usize;
-    let seed = count("seed", seed)?;
+    let seed = seed_of("seed", seed)?;
     if n == 0 {
         return Err(py_err(Error::param("n", 0, "must be at least 1")));
     }
@@ -686,9 +702,10 @@ fn column_kinds(x: &Bound<'_, PyAny>, x_names: Option<Vec<String>>) -> PyResult<
 /// `mibound.mutual_info_regression` / `mutual_info_classif`: the library's per-feature MI
 /// (`estimators::classical::feature_mi`) of each column of `x` (kinds `discrete`) against `y`,
 /// with the tie-breaking noise draws handed over (`noise_x`: rows × continuous columns;
-/// `noise_y`: one per row for a continuous `y`), in nats, clipped at 0.
+/// `noise_y`: one per row for a continuous `y`), in nats, clipped at 0; and the sentences of
+/// the warnings about them (columns named by `x_names`).
 #[pyfunction]
-#[pyo3(signature = (x, y, discrete, y_discrete, k, noise_x, noise_y=None))]
+#[pyo3(signature = (x, y, discrete, y_discrete, k, noise_x, noise_y=None, x_names=None))]
 #[allow(clippy::too_many_arguments)]
 fn feature_mi<'py>(
     py: Python<'py>,
@@ -699,7 +716,8 @@ fn feature_mi<'py>(
     k: i64,
     noise_x: &Bound<'py, PyAny>,
     noise_y: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    x_names: Option<Vec<String>>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Vec<String>)> {
     let k = count("n_neighbors", k)? as usize;
     let input = Input::extract("X", x)?;
     let m = input.matrix("X").map_err(py_err)?;
@@ -710,22 +728,25 @@ fn feature_mi<'py>(
     let y_kind = if y_discrete { VarKind::Discrete } else { VarKind::Continuous };
     let kinds = kinds_of(&discrete);
     let xv = m.view();
-    let mi = released(py, || lib_feature_mi(xv, &kinds, &yv, y_kind, k, &noise))?;
-    Ok(PyArray1::from_vec(py, mi))
+    let names = x_names.unwrap_or_default();
+    let (mi, warnings) = released(py, || lib_feature_mi(xv, &kinds, &yv, y_kind, k, &noise, &names))?;
+    Ok((PyArray1::from_vec(py, mi), warnings.iter().map(|w| w.to_string()).collect()))
 }
 
 /// `mibound.mi_matrix`: the library's symmetric matrix of MI between all columns of `x`
 /// (`estimators::classical::mi_matrix`; kinds `discrete`, noise draws `noise_x`: rows ×
-/// continuous columns), in nats, NaN on the diagonal.
+/// continuous columns), in nats, NaN on the diagonal; and the sentences of the warnings about
+/// it (columns named by `x_names`).
 #[pyfunction]
-#[pyo3(signature = (x, discrete, k, noise_x))]
+#[pyo3(signature = (x, discrete, k, noise_x, x_names=None))]
 fn mi_matrix<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     discrete: Vec<bool>,
     k: i64,
     noise_x: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    x_names: Option<Vec<String>>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<String>)> {
     let k = count("n_neighbors", k)? as usize;
     let input = Input::extract("X", x)?;
     let m = input.matrix("X").map_err(py_err)?;
@@ -733,8 +754,9 @@ fn mi_matrix<'py>(
     let noise = TieNoise::Given { x: ex, y: Vec::new() };
     let kinds = kinds_of(&discrete);
     let xv = m.view();
-    let out = released(py, || lib_mi_matrix(xv, &kinds, k, &noise))?;
-    to_numpy(py, &out)
+    let names = x_names.unwrap_or_default();
+    let (out, warnings) = released(py, || lib_mi_matrix(xv, &kinds, k, &noise, &names))?;
+    Ok((to_numpy(py, &out)?, warnings.iter().map(|w| w.to_string()).collect()))
 }
 
 /// The three matrices of a conditional call.
@@ -754,10 +776,10 @@ fn conditional_mi(
     y: &Bound<'_, PyAny>,
     z: &Bound<'_, PyAny>,
     k: i64,
-    seed: i64,
+    seed: &Bound<'_, PyAny>,
 ) -> PyResult<f64> {
     let k = count("n_neighbors", k)? as usize;
-    let seed = count("random_state", seed)?;
+    let seed = seed_of("random_state", seed)?;
     let inputs = [Input::extract("x", x)?, Input::extract("y", y)?, Input::extract("z", z)?];
     let [xm, ym, zm] = xyz(&inputs)?;
     let (xv, yv, zv) = (xm.view(), ym.view(), zm.view());
@@ -780,13 +802,13 @@ fn conditional_test(
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     z: &Bound<'_, PyAny>,
-    seed: i64,
+    seed: &Bound<'_, PyAny>,
     estimators: Option<&Bound<'_, PyAny>>,
     permutations: Option<i64>,
     k_perm: Option<i64>,
     z_names: Option<Vec<String>>,
 ) -> PyResult<PyObject> {
-    let seed = count("seed", seed)?;
+    let seed = seed_of("random_state", seed)?;
     let specs: Vec<ConditionalSpec> = match estimators {
         None => DEFAULT_CONDITIONAL.to_vec(),
         Some(e) => {
@@ -810,8 +832,10 @@ fn conditional_test(
         None => rules::Input::new(zv),
     };
     let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };
-    let notes = rules::check_given(&iz, xv.nrows(), &asked)
+    let (kept, notes) = rules::check_given(&iz, xv.nrows(), &asked)
         .map_err(|problem| py_err(Error::Input { origin: Vec::new(), problem }))?;
+    // Every column is kept: constant ones are refused (there is no option to drop them here).
+    debug_assert_eq!(kept.len(), zv.ncols());
     // A neural bound trains with the library's default settings; Ctrl-C stops it.
     let (settings, interrupt) = (Settings::default(), Interrupt::default());
     let mut reporter = Reporter { callback: None, total: 0, shown: u64::MAX };
@@ -876,6 +900,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FEATURE_NEIGHBORS", ROSS_DEFAULT_K)?;
     m.add("CONDITIONAL_NEIGHBORS", DEFAULT_K)?;
     m.add("DEFAULT_SEED", DEFAULT_SEED)?;
+    m.add("TEXT_ADVICE", mibound::data::files::TEXT_ADVICE)?;
+    m.add("GIVEN_TEXT_ADVICE", mibound::data::files::GIVEN_TEXT_ADVICE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

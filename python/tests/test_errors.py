@@ -73,8 +73,11 @@ def test_bad_data_is_a_value_error_naming_the_problem(xy):
 
 def test_type_errors(xy):
     x, y = xy
-    with pytest.raises(TypeError, match="x: expected an array of numbers"):
+    # Text is read as categories where a column is declared a label, else refused naming it.
+    with pytest.raises(ValueError, match=r"^x, column 0 \('0'\): 'a' is not a number .*declare it with discrete_x=\[0\]\)$"):
         mibound.estimate([["a", "b"]], y)
+    with pytest.raises(TypeError, match="x: expected an array of numbers"):
+        mibound.estimate(np.array([1 + 2j, 3j]), y)
     with pytest.raises(TypeError, match="estimators: expected a string or a sequence of strings"):
         mibound.estimate(x, y, estimators=[1, 2])
     with pytest.raises(TypeError):

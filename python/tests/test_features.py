@@ -233,3 +233,28 @@ def test_the_self_check_counts_in_the_progress(gaussian):
     total = seen[-1][1]
     assert total == 5 * 5 * 50, "the estimate and four self-check estimates, 5 folds × 50 steps"
     assert seen[-1][0] > 4 * 5 * 50, "the self-check's steps were counted"
+
+
+def test_small_classes_read_scikit_learns_formula_with_exact_distances():
+    """120 classes of 2 rows (issue #54): scikit-learn reads 0.605 here, mibound 0.621, which is
+    scikit-learn's `_compute_mi_cd` with each distance computed once (its NearestNeighbors and
+    KDTree round the same distance differently, so the class member at exactly the radius is
+    counted for some rows; docs/python.md). The formula is restated here with exact 1-D
+    distances."""
+    from scipy.special import digamma
+
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(120), 2)
+    X = (y + 20 * rng.standard_normal(240)).reshape(-1, 1)
+    ours = mibound.mutual_info_classif(X, y, discrete_features=False, random_state=0)[0]
+    c = X[:, 0] / X[:, 0].std()
+    c = c + 1e-10 * max(1.0, np.abs(c).mean()) * np.random.RandomState(0).standard_normal(240)
+    radius = np.empty(240)
+    for label in np.unique(y):
+        m = y == label
+        d = np.abs(c[m][:, None] - c[m][None, :])
+        np.fill_diagonal(d, np.inf)
+        radius[m] = np.nextafter(np.sort(d, axis=1)[:, 0], 0)  # k = min(3, 2 − 1) = 1
+    m_all = np.array([(np.abs(c - c[i]) <= radius[i]).sum() for i in range(240)])
+    exact = digamma(240) + digamma(1) - digamma(2) - np.mean(digamma(m_all))
+    assert abs(ours - exact) < TOL, (ours, exact)

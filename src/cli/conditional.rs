@@ -6,7 +6,9 @@ use super::estimate::{Files, Output, Unit, config, load_xy_named, progress_bar};
 use super::output::io_err;
 use super::report::{json, table};
 use super::{EstimateOpts, InputOpts};
+use crate::data::files::{GIVEN_TEXT_ADVICE, TEXT_ADVICE};
 use crate::data::rules;
+use crate::data::rules::RepeatPolicy;
 use crate::error::{Error, Result};
 use crate::estimators::classical::{CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, GIVEN_LABEL_HINT};
 use crate::estimators::{DEFAULT_ESTIMATORS, Settings, compare_given};
@@ -56,7 +58,14 @@ pub fn estimate_given(
     refuse_unused(&output, files.discrete)?;
     let (specs, settings) = specs(opts)?;
     let csv = input.csv()?;
-    let l = load_xy_named(files, input, Some(GIVEN_LABEL_HINT))?;
+    // A text cell's refusal advises what applies here: no column can be declared a label.
+    let advise = |e: Error| match e {
+        Error::Data { path, msg } => Error::Data { path, msg: msg.replace(TEXT_ADVICE, GIVEN_TEXT_ADVICE) },
+        e => e,
+    };
+    // Repeated rows are judged on x, z and y together, once z is read (below).
+    let keep = InputOpts { repeats: RepeatPolicy::Keep.name().into(), ..input.clone() };
+    let mut l = load_xy_named(files, &keep, Some(GIVEN_LABEL_HINT)).map_err(advise)?;
     // Read again for z's columns; load_xy_named has already noted a guessed header.
     let t = crate::data::files::read_table_with(files.x, &csv)?;
     let zc = super::estimate::select_noted(files.x, &t, given)?;
@@ -72,14 +81,26 @@ pub fn estimate_given(
             ),
         });
     }
-    let (z, z_columns) = t.select(files.x, &zc)?;
+    let (z, z_columns) = t.select(files.x, &zc).map_err(advise)?;
     // The data rules for z, as for x and y: NaN named by file, line and column; label-like noted.
     let iz = rules::Input { values: z.as_view(), columns: z_columns, lines: &t.lines };
-    let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };
-    let notes = rules::check_given(&iz, l.x.nrows(), &asked)
+    let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..input.rules() };
+    let (kept, notes) = rules::check_given(&iz, l.x.nrows(), &asked)
         .map_err(|problem| Error::Input { origin: vec![files.x.to_path_buf()], problem })?;
     for note in &notes {
-        eprintln!("warning: {}: {note}", files.x.display());
+        match note {
+            rules::Note::DroppedConstant { .. } => eprintln!("note: --drop-constant: {note}"),
+            _ => eprintln!("warning: {}: {note}", files.x.display()),
+        }
+    }
+    let mut z = z.select_columns(&kept);
+    let xz = crate::estimators::side_by_side(l.x.as_view(), z.as_view());
+    let mut copies = Vec::new();
+    let rows = rules::copies(xz.as_view(), l.y.as_view(), &t.lines, &input.rules(), &mut copies)
+        .map_err(|problem| Error::Input { origin: vec![files.x.to_path_buf()], problem })?;
+    copies.iter().for_each(|note| eprintln!("note: {note}"));
+    if let Some(rows) = rows {
+        (l.x, l.y, z) = (l.x.select_rows(&rows), l.y.select_rows(&rows), z.select_rows(&rows));
     }
     let bounds: Vec<_> = specs
         .iter()

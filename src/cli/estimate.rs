@@ -62,6 +62,9 @@ pub struct Loaded {
     pub x_columns: Vec<rules::Column>,
     /// y's columns.
     pub y_columns: Vec<rules::Column>,
+    /// The constant columns dropped (`--drop-constant`), of either side: a declared list
+    /// (`--discrete`) may still name them.
+    pub dropped: Vec<rules::Column>,
 }
 
 /// [`load_xy`] with the columns' names; with `label_hint`, columns that look like class labels
@@ -134,8 +137,8 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     } else {
         (columns(x, &tx, x_cols, &[])?, columns(y_path, &ty, y_cols, &[])?)
     };
-    if same && cx.iter().any(|c| cy.contains(c)) {
-        return Err(Error::Data { path: x.to_path_buf(), msg: "the x and y column selections overlap".into() });
+    if let Some(&j) = cx.iter().find(|c| same && cy.contains(c)) {
+        return Err(Error::Data { path: x.to_path_buf(), msg: selected_twice(&tx, j) });
     }
     let (vx, nx) = tx.select_labelled(x, &cx, &declared_columns(&tx, &cx, discrete))?;
     let (vy, ny) = ty.select_labelled(y_path, &cy, &declared_columns(&ty, &cy, discrete))?;
@@ -153,19 +156,55 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
         }
         out
     };
-    let checked = rules::check(&ix, &iy, &asked).map_err(|problem| {
-        let sides: Vec<Side> = match &problem {
-            InputError::NoColumns { side } | InputError::NonFinite { side, .. } | InputError::AllConstant { side } => {
-                vec![*side]
-            }
-            InputError::Constant { x, y, .. } => {
-                [(Side::X, x.is_empty()), (Side::Y, y.is_empty())].iter().filter(|s| !s.1).map(|s| s.0).collect()
-            }
-            _ => vec![Side::X, Side::Y],
-        };
-        Error::Input { origin: files(&sides), problem }
+    // A constant label read from text is named by its text, not its code.
+    let texts = |cs: &mut [rules::Constant], t: &Table| {
+        cs.iter_mut().for_each(|c| c.text = t.text_cell(0, c.column.index).map(String::from));
+    };
+    let mut checked = rules::check(&ix, &iy, &asked).map_err(|mut problem| {
+        if let InputError::Constant { x, y, .. } = &mut problem {
+            texts(x, &tx);
+            texts(y, &ty);
+        }
+        Error::Input { origin: files(&problem_sides(&problem)), problem }
     })?;
-    for note in &checked.notes {
+    let mut dropped = Vec::new();
+    for note in &mut checked.notes {
+        if let rules::Note::DroppedConstant { x, y, .. } = note {
+            texts(x, &tx);
+            texts(y, &ty);
+            dropped.extend(x.iter().chain(y.iter()).map(|c| c.column.clone()));
+        }
+    }
+    print_rule_notes(&checked.notes, &files);
+    let (x, y) = checked.select(&ix, &iy);
+    Ok(Loaded { x, y, x_columns: checked.x_columns, y_columns: checked.y_columns, dropped })
+}
+
+/// Column `j` of one file in both selections (x's and y's, or the features and the target).
+fn selected_twice(t: &Table, j: usize) -> String {
+    format!(
+        "column {j} ('{}') is selected twice, among the columns read (--x-cols) and as the one(s) they are measured against (--y-cols, --target): select each column once",
+        t.columns[j]
+    )
+}
+
+/// The sides (x, y) a refusal of the data rules concerns, whose files it names.
+fn problem_sides(problem: &InputError) -> Vec<Side> {
+    match problem {
+        InputError::NoColumns { side }
+        | InputError::NonFinite { side, .. }
+        | InputError::AllConstant { side }
+        | InputError::DuplicateName { side, .. } => vec![*side],
+        InputError::Constant { x, y, .. } => {
+            [(Side::X, x.is_empty()), (Side::Y, y.is_empty())].iter().filter(|s| !s.1).map(|s| s.0).collect()
+        }
+        _ => vec![Side::X, Side::Y],
+    }
+}
+
+/// The data rules' notes on stderr, each naming its file (`files` of the sides) and what to do.
+fn print_rule_notes(notes: &[rules::Note], files: &dyn Fn(&[Side]) -> Vec<std::path::PathBuf>) {
+    for note in notes {
         match note {
             rules::Note::DroppedConstant { .. } => eprintln!("note: --drop-constant: {note}"),
             rules::Note::IndexColumn { side, .. } => {
@@ -179,8 +218,6 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
             rules::Note::RepeatedRows { .. } => eprintln!("note: {note}"),
         }
     }
-    let (x, y) = checked.select(&ix, &iy);
-    Ok(Loaded { x, y, x_columns: checked.x_columns, y_columns: checked.y_columns })
 }
 
 /// The estimators and their settings from the command-line options (checked by

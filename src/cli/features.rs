@@ -5,12 +5,13 @@
 use super::InputOpts;
 use super::estimate::{Files, Loaded, load_xy_named};
 use super::output::io_err;
-use crate::data::files::names_column as names;
+use crate::data::files::{names_column as names, split_list};
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, detect_kinds};
 use crate::data::rules::Column;
 use crate::data::{KindNote, VarKind};
 use crate::error::{Error, Result};
 use crate::estimators::EstimatorSpec;
+use crate::estimators::Warning;
 use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, check_label_columns, feature_mi};
 use crate::estimators::neural::LabelColumns;
 use nalgebra::DMatrix;
@@ -24,25 +25,25 @@ pub struct FeaturesArgs {
     #[arg(long)]
     pub x: PathBuf,
     /// The target column of the table (name or 0-based index); the other columns are the features.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub target: String,
     /// Feature columns to use (names or indices, ranges a-b; default: all but the target).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub x_cols: Option<String>,
     /// Columns (features or the target; names or indices) that are discrete labels, which may hold
     /// text. Undeclared integer columns with at most 10 values are detected as discrete, with a
     /// note; `none` turns that detection off for the features (the target is still detected).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub discrete: Option<String>,
     /// Columns (features or the target; names or indices) that are measurements, read as numbers
     /// even when they have few integer values.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub continuous: Option<String>,
     /// Neighbours (scikit-learn's n_neighbors).
     #[arg(long, default_value_t = ROSS_DEFAULT_K)]
     pub k: usize,
     /// Seed of the 1e-10 tie-breaking noise.
-    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED)]
+    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED, allow_negative_numbers = true, value_parser = super::parse_seed)]
     pub seed: u64,
     #[command(flatten)]
     pub input: InputOpts,
@@ -54,30 +55,35 @@ pub struct FeaturesArgs {
 /// The column kinds a user declared: `--discrete` and `--continuous` lists (names, indices,
 /// ranges `a-b`), and whether the columns declared neither are detected ([`detect_kinds`];
 /// `--discrete none` turns detection off).
-pub(super) struct Declared<'a> {
-    discrete: Vec<&'a str>,
-    continuous: Vec<&'a str>,
+pub(super) struct Declared {
+    discrete: Vec<String>,
+    continuous: Vec<String>,
     /// The columns the lists are read against ([`names`]: a name wins over a position).
     among: Vec<Column>,
     /// Whether undeclared columns are detected (`--discrete none` says no).
     pub detect: bool,
 }
 
-impl<'a> Declared<'a> {
+impl Declared {
     /// The lists of `--discrete` (`discrete`; `none` for no detection) and `--continuous`: every
     /// item must name a column of `all` (the columns of both sides), and no column may be in
     /// both lists, or it is an error naming the option.
-    pub(super) fn new(discrete: Option<&'a str>, continuous: Option<&'a str>, all: &[&Column]) -> Result<Self> {
-        let items = |d: Option<&'a str>| -> Vec<&'a str> {
-            d.map_or(vec![], |d| d.split(',').map(str::trim).filter(|s| !s.is_empty()).collect())
-        };
+    pub(super) fn new(
+        discrete: Option<&str>,
+        continuous: Option<&str>,
+        all: &[&Column],
+        dropped: &[Column],
+    ) -> Result<Self> {
+        let items = |d: Option<&str>| -> Vec<String> { d.map_or(vec![], split_list) };
         let (mut discrete, continuous) = (items(discrete), items(continuous));
         let detect = discrete != ["none"];
         if !detect {
             discrete.clear();
         }
+        // An item may name a column --drop-constant dropped: it is declared, then dropped.
+        let known: Vec<&Column> = all.iter().copied().chain(dropped).collect();
         for (flag, list) in [("--discrete", &discrete), ("--continuous", &continuous)] {
-            if let Some(bad) = list.iter().find(|i| !all.iter().any(|c| names(i, c, all))) {
+            if let Some(bad) = list.iter().find(|i| !known.iter().any(|c| names(i, c, &known))) {
                 let known: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
                 let why = format!("names no selected column (columns: {})", known.join(", "));
                 return Err(Error::param(flag, bad, &why));
@@ -136,6 +142,13 @@ pub(super) fn print_notes(notes: &[KindNote]) {
     }
 }
 
+/// Prints each warning of a per-feature or matrix estimate on stderr.
+pub(super) fn print_warnings(warnings: &[Warning]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// `estimate --discrete`: the declared kinds of x's and y's columns checked against every
 /// estimator ([`check_kinds`]: one sentence naming a better estimator). Only declared columns
 /// are labels here: `estimate` reads an undeclared column as numbers, as before (detection
@@ -146,7 +159,7 @@ pub(super) fn check_estimators(specs: &[EstimatorSpec], l: &Loaded, discrete: Op
     let all: Vec<&Column> = l.x_columns.iter().chain(&l.y_columns).collect();
     let mut sides = Vec::new();
     // Every declared item must name a column; detection is not used here.
-    let d = Declared::new(Some(declared), None, &all)?;
+    let d = Declared::new(Some(declared), None, &all, &l.dropped)?;
     for cols in [&l.x_columns, &l.y_columns] {
         sides.push(cols.iter().enumerate().filter(|(_, c)| d.is_discrete(c)).map(|(j, _)| j).collect());
     }
@@ -166,7 +179,7 @@ pub fn features(a: &FeaturesArgs) -> Result<()> {
         return Err(Error::param("--target", &a.target, "must name exactly one column"));
     }
     let all: Vec<&Column> = l.x_columns.iter().chain(&l.y_columns).collect();
-    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all)?;
+    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all, &l.dropped)?;
     // `--discrete none` turns detection off for the features; the target is detected unless
     // declared, so a class target stays a class.
     let (xk, mut notes) = d.kinds(&l.x, "the table", &l.x_columns, d.detect);
@@ -174,7 +187,9 @@ pub fn features(a: &FeaturesArgs) -> Result<()> {
     notes.extend(ynotes);
     print_notes(&notes);
     let y: Vec<f64> = l.y.column(0).iter().copied().collect();
-    let mi = feature_mi(l.x.as_view(), &xk, &y, yk[0], a.k, &TieNoise::Seeded(a.seed))?;
+    let names: Vec<String> = l.x_columns.iter().map(|c| c.name.clone()).collect();
+    let (mi, warnings) = feature_mi(l.x.as_view(), &xk, &y, yk[0], a.k, &TieNoise::Seeded(a.seed), &names)?;
+    print_warnings(&warnings);
     let mut order: Vec<usize> = (0..mi.len()).collect();
     order.sort_by(|&i, &j| mi[j].total_cmp(&mi[i]));
     let target = &l.y_columns[0].name;
@@ -183,7 +198,9 @@ pub fn features(a: &FeaturesArgs) -> Result<()> {
             .iter()
             .map(|&j| serde_json::json!({ "feature": l.x_columns[j].name, "kind": xk[j], "mi": mi[j] }))
             .collect();
-        serde_json::json!({ "target": target, "target_kind": yk[0], "k": a.k, "unit": "nats", "features": rows })
+        let warnings = serde_json::to_value(&warnings)
+            .map_err(|e| Error::Format { context: "JSON".into(), msg: e.to_string() })?;
+        serde_json::json!({ "target": target, "target_kind": yk[0], "k": a.k, "unit": "nats", "features": rows, "warnings": warnings })
             .to_string()
             + "\n"
     } else {

@@ -2,7 +2,7 @@
 //! (`estimators::classical::features::mi_matrix`), as a table, JSON and a heat map.
 
 use super::InputOpts;
-use super::features::{Declared, print_notes};
+use super::features::{Declared, print_notes, print_warnings};
 use super::output::io_err;
 use crate::data::files::declared_columns;
 use crate::data::rules::{self, Column};
@@ -18,22 +18,22 @@ pub struct MatrixArgs {
     #[arg(long)]
     pub x: PathBuf,
     /// Columns to use (names or indices, ranges a-b; default: all).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub cols: Option<String>,
     /// Columns that are discrete labels (names or indices), which may hold text. Undeclared
     /// integer columns with at most 10 values are detected as discrete, with a note; `none` turns
     /// that detection off.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub discrete: Option<String>,
     /// Columns that are measurements (names or indices), read as numbers even when they have few
     /// integer values.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub continuous: Option<String>,
     /// Neighbours.
     #[arg(long, default_value_t = ROSS_DEFAULT_K)]
     pub k: usize,
     /// Seed of the 1e-10 tie-breaking noise.
-    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED)]
+    #[arg(long, default_value_t = crate::estimators::DEFAULT_SEED, allow_negative_numbers = true, value_parser = super::parse_seed)]
     pub seed: u64,
     #[command(flatten)]
     pub input: InputOpts,
@@ -69,11 +69,20 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     let (m, _) = checked.select(&input, &input);
     let columns: Vec<Column> = checked.x_columns;
     let all: Vec<&Column> = columns.iter().collect();
-    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all)?;
+    let dropped: Vec<Column> = checked
+        .notes
+        .iter()
+        .flat_map(|n| match n {
+            rules::Note::DroppedConstant { x, .. } => x.iter().map(|c| c.column.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all, &dropped)?;
     let (kinds, notes) = d.kinds(&m, "the table", &columns, d.detect);
     print_notes(&notes);
-    let mi = mi_matrix(m.as_view(), &kinds, a.k, &TieNoise::Seeded(a.seed))?;
     let labels: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    let (mi, warnings) = mi_matrix(m.as_view(), &kinds, a.k, &TieNoise::Seeded(a.seed), &labels)?;
+    print_warnings(&warnings);
     if let Some(p) = &a.plot {
         crate::plot::heatmap(&labels, &mi, &format!("MI between columns (nats), k = {}", a.k), p)?;
     }
@@ -81,7 +90,10 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
         let rows: Vec<Vec<Option<f64>>> = (0..mi.nrows())
             .map(|i| (0..mi.ncols()).map(|j| Some(mi[(i, j)]).filter(|v| v.is_finite())).collect())
             .collect();
-        serde_json::json!({ "columns": labels, "kinds": kinds, "k": a.k, "unit": "nats", "mi": rows }).to_string()
+        let warnings = serde_json::to_value(&warnings)
+            .map_err(|e| Error::Format { context: "JSON".into(), msg: e.to_string() })?;
+        serde_json::json!({ "columns": labels, "kinds": kinds, "k": a.k, "unit": "nats", "mi": rows, "warnings": warnings })
+            .to_string()
             + "\n"
     } else {
         let w = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4).clamp(6, 16);

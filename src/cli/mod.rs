@@ -80,7 +80,7 @@ pub struct EstimateOpts {
     #[arg(long, default_value_t = Options::default().folds, allow_negative_numbers = true)]
     pub folds: usize,
     /// Seed.
-    #[arg(long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true, value_parser = parse_seed)]
     pub seed: u64,
     /// Map each coordinate before training (MI is unchanged by invertible maps): copula (ranks →
     /// normal scores, fitted on each fold's training rows; tames heavy tails), standardize, none.
@@ -129,7 +129,7 @@ enum Command {
         #[arg(long, default_value_t = 5000)]
         n: usize,
         /// Seed.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: u64,
     },
     /// Every bound on the optimal critic of correlated Gaussians, against the true MI.
@@ -144,7 +144,7 @@ enum Command {
         #[arg(long, default_value_t = 200)]
         batches: usize,
         /// Seed.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: u64,
     },
     /// Estimate the MI between two arrays (.npy, or CSV with an optional header).
@@ -157,22 +157,22 @@ enum Command {
         y: Option<PathBuf>,
         /// Columns of the x file to use (names or 0-based indices, ranges a-b; a number that is a
         /// column's name is that column).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         x_cols: Option<String>,
         /// Columns of the y file to use.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         y_cols: Option<String>,
         /// Columns (of x or y, names or indices) that are discrete labels: the neural bounds embed
         /// them (one-hot), discrete, ross and mixed-ksg read them as categories, auto picks one of
         /// those (with InfoNCE above 4 joint dimensions), and estimators that would read them as
         /// numbers are refused, with the one to use instead.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         discrete: Option<String>,
         /// Columns of the x file to condition on: estimate I(X; Y | Z) with the conditional form
         /// of each estimator (ksg:k=K → Frenzel–Pompe, gaussian, a neural lower bound → the
         /// chain rule I(X; Y,Z) − I(X; Z)) and Runge's local permutation test of conditional
         /// independence.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         given: Option<String>,
         #[command(flatten)]
         input: InputOpts,
@@ -239,7 +239,7 @@ enum Command {
         #[arg(long, default_value_t = Parametric::DEFAULT_MI)]
         mi: f64,
         /// Seed.
-        #[arg(long, default_value_t = DEFAULT_SEED)]
+        #[arg(long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: u64,
         /// Output directory.
         #[arg(long)]
@@ -264,7 +264,7 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// Seed.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_seed)]
         seed: u64,
     },
     /// benchmark-mi's ExternalEstimator protocol: read SAMPLE.csv (X0.., Y0..) and print only
@@ -402,7 +402,7 @@ pub struct TrainOpts {
     #[arg(long, default_value_t = 0.2)]
     pub tail: f64,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = parse_seed)]
     pub seed: u64,
     /// Print one JSON object per level instead of the table.
     #[arg(long)]
@@ -454,6 +454,16 @@ impl Default for EstimateOpts {
     /// The command line's defaults.
     fn default() -> Self {
         OptsOnly::parse_from(["mibound"]).opts
+    }
+}
+
+/// A seed as the command line reads it: a whole number from 0 to 2^64 − 1, with a sentence for
+/// anything else (a negative one is named as such, not taken for an option).
+pub(crate) fn parse_seed(s: &str) -> std::result::Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(v) => Ok(v),
+        Err(_) if s.trim().parse::<i128>().is_ok_and(|v| v < 0) => Err("must not be negative".into()),
+        Err(_) => Err(format!("must be a whole number from 0 to {}", u64::MAX)),
     }
 }
 

@@ -21,6 +21,26 @@ fn data_err(path: &Path, msg: impl Into<String>) -> Error {
     Error::Data { path: path.to_path_buf(), msg: msg.into() }
 }
 
+/// The cells that mark a missing value: pandas' default `na_values` of `read_csv` (the empty
+/// cell among them). In a column declared a label they are refused, not read as a category.
+const MISSING: [&str; 19] = [
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA",
+    "NULL", "NaN", "None", "n/a", "nan", "null",
+];
+
+/// What the refusal of a text cell in a column of numbers advises: declare the column a label.
+pub const TEXT_ADVICE: &str =
+    "a class label written as text is read as categories when its column is declared discrete";
+
+/// What it advises where no column can be a label (`estimate --given`, Python's
+/// `conditional_mi` and `conditional_test`), instead of [`TEXT_ADVICE`].
+pub const GIVEN_TEXT_ADVICE: &str = "the conditional estimators read every column as numbers (mibound has no conditional estimator for labels yet): code the labels as numbers, or leave the column out";
+
+/// Whether a cell marks a missing value ([`MISSING`]).
+fn is_missing(cell: &str) -> bool {
+    MISSING.contains(&cell.trim())
+}
+
 /// A table of samples: one row per sample, with column names.
 ///
 /// A CSV column with a cell that is not a number (text, or an empty cell) is kept as text and
@@ -80,7 +100,8 @@ impl Table {
     /// [`Table::select`], where the columns `labels` (among `cols`) are class labels: one of them
     /// held as text is read as categories, each distinct text (as written, spaces trimmed) one
     /// level, coded `0, 1, 2, …` in sorted (byte) order of the texts — numpy's `unique` and
-    /// scikit-learn's `LabelEncoder` order. An empty cell is refused there too.
+    /// scikit-learn's `LabelEncoder` order. A cell that marks a missing value (empty, `NA`,
+    /// `NaN`, … as pandas reads them) is refused there too.
     pub fn select_labelled(
         &self,
         path: &Path,
@@ -91,7 +112,7 @@ impl Table {
             .iter()
             .filter_map(|&j| {
                 let t = self.text[j].as_ref()?;
-                let at = if labels.contains(&j) { t.cells.iter().position(String::is_empty)? } else { t.first };
+                let at = if labels.contains(&j) { t.cells.iter().position(|c| is_missing(c))? } else { t.first };
                 Some((at, j))
             })
             .min();
@@ -102,14 +123,14 @@ impl Table {
                 path,
                 if cell.is_empty() {
                     format!("{at}: empty cell; every value is needed (drop or fill missing values)")
+                } else if is_missing(cell) {
+                    format!("{at}: '{cell}' marks a missing value; every value is needed (drop or fill missing values)")
                 } else if row == 0 && self.first_row_text {
                     format!(
                         "{at}: '{cell}' is not a number: the first line holds text, as a header does, and was read as data because the header was declared absent (--header no)"
                     )
                 } else {
-                    format!(
-                        "{at}: '{cell}' is not a number (a class label written as text is read as categories when its column is declared discrete)"
-                    )
+                    format!("{at}: '{cell}' is not a number ({TEXT_ADVICE})")
                 },
             ));
         }
@@ -125,6 +146,12 @@ impl Table {
             }
         }
         Ok((values, cols.iter().map(|&j| self.column(j)).collect()))
+    }
+
+    /// The cell of row `i`, column `j` as written, for a column held as text (else `None`):
+    /// what a message shows for a label read as categories.
+    pub fn text_cell(&self, i: usize, j: usize) -> Option<&str> {
+        self.text.get(j)?.as_ref()?.cells.get(i).map(String::as_str)
     }
 
     /// Data row `i` for messages: `row i` (0-based), with its line for a CSV file.
@@ -499,6 +526,47 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
     })
 }
 
+/// The items of a comma-separated list of columns (`--x-cols`, `--discrete`, …), trimmed, empty
+/// ones left out. A name holding a comma is written in double quotes (`"a,b",c`; `""` inside
+/// is one quote); a quoted item keeps its quotes here, so that [`select_columns`] and
+/// [`names_column`] read it as a name only, never as an index or a range.
+pub fn split_list(spec: &str) -> Vec<String> {
+    let mut items = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = spec.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                items.last_mut().expect("one item").push_str("\"\"");
+            }
+            '"' => {
+                quoted = !quoted;
+                items.last_mut().expect("one item").push('"');
+            }
+            ',' if !quoted => items.push(String::new()),
+            c => items.last_mut().expect("one item").push(c),
+        }
+    }
+    items.into_iter().map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).collect()
+}
+
+/// The name a quoted item (`"a,b"`) stands for, or `None` for an item not quoted.
+fn unquoted(item: &str) -> Option<String> {
+    let inner = item.strip_prefix('"')?.strip_suffix('"')?;
+    Some(inner.replace("\"\"", "\""))
+}
+
+/// The ways to read `part` as a range `a-b` of two ends that each `end` reads (a name or an
+/// index): one per hyphen where both sides read, so that `x-1-x-2` is the range from `x-1` to
+/// `x-2` when those are columns. The caller refuses a part read two ways.
+fn ranges<T>(part: &str, end: impl Fn(&str) -> Option<T>) -> Vec<(T, T)> {
+    part.match_indices('-')
+        .filter(|&(i, _)| i > 0)
+        .filter_map(|(i, _)| Some((end(&part[..i])?, end(&part[i + 1..])?)))
+        .collect()
+}
+
 /// Whether `item` of a declared list (`--discrete`, `--continuous`) names the column `col`, one
 /// of the columns `among` (those a selection kept). A name wins over a position, as in
 /// [`select_columns`]: an item that is the name of one of `among` names that column only;
@@ -506,16 +574,16 @@ fn parse_csv(text: &str, opts: &CsvOptions) -> std::result::Result<Table, String
 /// from `a` to `b`, each end read as a name of `among` first, else as an index.
 pub fn names_column(item: &str, col: &Column, among: &[&Column]) -> bool {
     let named = |s: &str| among.iter().find(|c| c.name == s.trim()).map(|c| c.index);
+    if let Some(name) = unquoted(item) {
+        return named(&name) == Some(col.index);
+    }
     if let Some(j) = named(item) {
         return j == col.index;
     }
     let end = |s: &str| named(s).or_else(|| s.trim().parse::<usize>().ok());
-    match item.split_once('-') {
-        Some((a, b)) if !a.is_empty() => match (end(a), end(b)) {
-            (Some(a), Some(b)) => (a..=b).contains(&col.index),
-            _ => false,
-        },
-        _ => item.parse::<usize>().is_ok_and(|j| j == col.index),
+    match ranges(item, end)[..] {
+        [] => item.parse::<usize>().is_ok_and(|j| j == col.index),
+        [(a, b), ..] => (a..=b).contains(&col.index),
     }
 }
 
@@ -523,7 +591,7 @@ pub fn names_column(item: &str, col: &Column, among: &[&Column]) -> bool {
 /// ([`names_column`], among the columns `cols`); none without a list.
 pub fn declared_columns(table: &Table, cols: &[usize], declared: Option<&str>) -> Vec<usize> {
     let Some(list) = declared else { return Vec::new() };
-    let items: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let items = split_list(list);
     let kept: Vec<Column> = cols.iter().map(|&j| table.column(j)).collect();
     let among: Vec<&Column> = kept.iter().collect();
     kept.iter().filter(|c| items.iter().any(|i| names_column(i, c, &among))).map(|c| c.index).collect()
@@ -552,6 +620,35 @@ enum Reading {
     Position,
 }
 
+/// One end of a selection (a whole part or one end of a range) against the table's columns: a
+/// name (once only), else a 0-based position.
+fn read_end(path: &Path, table: &Table, s: &str) -> Result<(usize, Reading)> {
+    let s = s.trim();
+    let ncols = table.columns.len();
+    let named: Vec<usize> = (0..ncols).filter(|&j| table.columns[j] == s).collect();
+    if let [a, b, ..] = named[..] {
+        return Err(data_err(
+            path,
+            format!("columns {a} and {b} are both named '{s}': name each column once (rename one) to select it"),
+        ));
+    }
+    if let Some(&j) = named.first() {
+        let moved = s.parse::<usize>().is_ok_and(|n| n != j && n < ncols);
+        return Ok((j, if moved { Reading::NumberAsName } else { Reading::Name }));
+    }
+    let j: usize = s.parse().map_err(|_| {
+        // A negative number is no position: they count from 0.
+        let negative = s.parse::<i64>().is_ok_and(|v| v < 0);
+        let why = if negative { "; column indices count from 0 at the first column" } else { "" };
+        data_err(path, format!("no column named '{s}' (columns: {}){why}", table.columns.join(", ")))
+    })?;
+    if j < ncols {
+        Ok((j, Reading::Position))
+    } else {
+        Err(data_err(path, format!("column index {j} out of range (the file has {ncols} columns)")))
+    }
+}
+
 /// Parses a column selection — names or 0-based indices, comma-separated, with ranges `a-b`
 /// whose ends are names or indices (`"0-4,7"`, `"x1,x2"`, `"age-s6"`) — against a table's column
 /// names. A whole part that names a column (`"x-1"`) is that column, not a range. A name wins
@@ -560,22 +657,7 @@ enum Reading {
 /// a range with one end read as such a name and the other as a position, and a column selected
 /// twice.
 pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Selection> {
-    let ncols = table.columns.len();
-    let read = |s: &str| -> Result<(usize, Reading)> {
-        let s = s.trim();
-        if let Some(j) = table.columns.iter().position(|c| c == s) {
-            let moved = s.parse::<usize>().is_ok_and(|n| n != j && n < ncols);
-            return Ok((j, if moved { Reading::NumberAsName } else { Reading::Name }));
-        }
-        let j: usize = s
-            .parse()
-            .map_err(|_| data_err(path, format!("no column named '{s}' (columns: {})", table.columns.join(", "))))?;
-        if j < ncols {
-            Ok((j, Reading::Position))
-        } else {
-            Err(data_err(path, format!("column index {j} out of range (the file has {ncols} columns)")))
-        }
-    };
+    let read = |s: &str| read_end(path, table, s);
     let mut out: Vec<usize> = Vec::new();
     let mut numbers_as_names: Vec<(String, usize)> = Vec::new();
     let mut note = |s: &str, (j, r): (usize, Reading)| {
@@ -584,9 +666,31 @@ pub fn select_columns(path: &Path, table: &Table, spec: &str) -> Result<Selectio
         }
         j
     };
-    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for item in split_list(spec) {
+        if let Some(name) = unquoted(&item) {
+            if !table.columns.contains(&name) {
+                return Err(data_err(
+                    path,
+                    format!("no column named '{name}' (columns: {})", table.columns.join(", ")),
+                ));
+            }
+            out.push(note(&name, read(&name)?));
+            continue;
+        }
+        let part = item.as_str();
         let whole = table.columns.iter().any(|c| c == part);
-        match part.split_once('-') {
+        let split = ranges(part, |s| read(s).ok().map(|_| s.len()));
+        if split.len() > 1 && !whole {
+            return Err(data_err(
+                path,
+                format!(
+                    "column range '{part}' can be read {} ways: quote the names (\"a-b\"-c) or use positions",
+                    split.len()
+                ),
+            ));
+        }
+        let at = split.first().map(|&(a, _)| a);
+        match at.map(|i| (&part[..i], &part[i + 1..])).or_else(|| part.split_once('-')) {
             Some((a, b)) if !a.is_empty() && !whole => {
                 let (ra, rb) = (read(a)?, read(b)?);
                 let kinds = [ra.1, rb.1];
@@ -647,6 +751,24 @@ mod tests {
         assert_eq!(sel("x-1").unwrap(), vec![4]);
         assert!(sel("bmi-age").unwrap_err().to_string().contains("empty column range 'bmi-age'"));
         assert!(sel("age-weight").unwrap_err().to_string().contains("no column named 'weight'"));
+    }
+
+    /// A missing value in a column declared a label is refused, not read as a category `NA`
+    /// (pandas' markers: `NA`, `nan`, `None`, …); in a column of numbers it is named as missing.
+    #[test]
+    fn a_missing_value_in_a_label_column_is_refused() {
+        let t = parse_csv("a,c,s\n0.1,1,x\n0.5,NA,y\n0.7,2,nan\n", &CsvOptions::default()).unwrap();
+        let p = Path::new("t.csv");
+        let e = t.select_labelled(p, &[0, 1], &[1]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.csv: line 3 (row 1), column 1 ('c'): 'NA' marks a missing value; every value is needed (drop or fill missing values)"
+        );
+        assert_eq!(t.select(p, &[1]).unwrap_err().to_string(), e);
+        let e = t.select_labelled(p, &[2], &[2]).unwrap_err().to_string();
+        assert!(e.contains("line 4 (row 2), column 2 ('s'): 'nan' marks a missing value"), "{e}");
+        let ok = parse_csv("c\nx\ny\nx\n", &CsvOptions::default()).unwrap();
+        assert_eq!(ok.select_labelled(p, &[0], &[0]).unwrap().0.as_slice(), &[0.0, 1.0, 0.0]);
     }
 
     #[test]

@@ -133,7 +133,8 @@ pub fn integer_levels(col: impl Iterator<Item = f64>, max_levels: usize) -> Opti
 
 /// The kinds of the columns of `m` (side `side` in notes, each column named by its index until
 /// the caller names it): `declared[j]` where given, else discrete when [`integer_levels`] finds
-/// at most `max_levels` whole-number values (with a [`KindNote`]), else continuous. `declared`
+/// at most `max_levels` whole-number values, each seen twice on average (with a [`KindNote`]),
+/// else continuous. `declared`
 /// may be shorter than the number of columns (missing entries are undeclared).
 pub fn detect_kinds(
     m: DMatrixView<'_, f64>,
@@ -148,12 +149,14 @@ pub fn detect_kinds(
                 return *k;
             }
             match integer_levels(m.column(j).iter().copied(), max_levels) {
-                Some(levels) => {
+                // Each value seen twice on average, as the data rules' label-like columns
+                // (rule 6 of `rules`): a short column of distinct whole numbers is no label.
+                Some(levels) if 2 * levels <= m.nrows() => {
                     let (column, name, assumed) = (j, j.to_string(), VarKind::Discrete);
                     notes.push(KindNote { side: side.into(), column, name, levels, assumed });
                     VarKind::Discrete
                 }
-                None => VarKind::Continuous,
+                _ => VarKind::Continuous,
             }
         })
         .collect();

@@ -28,8 +28,12 @@
 //!    test, reads copies as dependence. By default one row of each set of copies is kept
 //!    ([`Rules::repeats`]); either way a [`Note::RepeatedRows`] says how many and what was done.
 //!
+//! Names: two columns of one input with the same name are refused ([`InputError::DuplicateName`]),
+//! as selections and results could not tell them apart.
+//!
 //! For the conditioning set `z` of `I(X; Y | Z)` ([`check_given`]): rule 1, one row per row of x
-//! ([`InputError::GivenRows`]), rule 3 and, when asked, rule 6, each naming `z`.
+//! ([`InputError::GivenRows`]), at least [`MIN_ROWS`], rule 3, names once, rule 4 (refused, or
+//! dropped when asked) and, when asked, rule 6, each naming `z`.
 
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, integer_levels};
 pub use crate::data::repeats::RepeatPolicy;
@@ -105,6 +109,8 @@ pub enum Note {
         x: Vec<Constant>,
         /// The dropped columns of y.
         y: Vec<Constant>,
+        /// The dropped columns of the conditioning set z ([`check_given`]).
+        z: Vec<Constant>,
     },
     /// Column 0 of an input counts 0, 1, 2, … (or 1, 2, 3, …) under a name pandas gives its
     /// index; it is used as data.
@@ -158,7 +164,7 @@ impl Note {
 impl std::fmt::Display for Note {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Note::DroppedConstant { x, y } => write!(f, "dropped constant {}", describe_constant(x, y)),
+            Note::DroppedConstant { x, y, z } => write!(f, "dropped constant {}", describe_constant(x, y, z)),
             Note::IndexColumn { side, column, start } => write!(
                 f,
                 "{column} counts {} like the index pandas' to_csv() writes (use index=False); it is included in {side}",
@@ -269,34 +275,56 @@ pub fn check_values(x: &Input<'_>, y: &Input<'_>, min_rows: usize) -> Result<(),
     Ok(())
 }
 
+/// Whether `x` and `y` are one table checked as both sides (`matrix`).
+fn same_table(x: &Input<'_>, y: &Input<'_>) -> bool {
+    std::ptr::eq(x.values.as_ptr(), y.values.as_ptr()) && x.values.shape() == y.values.shape() && x.columns == y.columns
+}
+
+/// Column `j` of `input`, constant, with its value.
+fn constant_column(input: &Input<'_>, j: usize) -> Constant {
+    Constant { column: input.columns[j].clone(), value: input.values[(0, j)], text: None }
+}
+
+/// Two columns of one input with the same name ([`InputError::DuplicateName`]).
+fn check_names(side: Side, input: &Input<'_>) -> Result<(), InputError> {
+    for (b, second) in input.columns.iter().enumerate() {
+        if let Some(first) = input.columns[..b].iter().find(|c| c.name == second.name) {
+            return Err(InputError::DuplicateName { side, first: first.clone(), second: second.clone() });
+        }
+    }
+    Ok(())
+}
+
 /// Applies the rules (see the module docs) to `x` and `y`.
 pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, InputError> {
     check_values(x, y, MIN_ROWS)?;
+    check_names(Side::X, x)?;
+    check_names(Side::Y, y)?;
     let (kx, ky) = (constant(x), constant(y));
     let mut notes = Vec::new();
     if !kx.is_empty() || !ky.is_empty() {
         let describe = |k: &[usize], input: &Input<'_>| -> Vec<Constant> {
-            k.iter().map(|&j| Constant { column: input.columns[j].clone(), value: input.values[(0, j)] }).collect()
+            k.iter().map(|&j| constant_column(input, j)).collect()
         };
-        let (dx, dy) = (describe(&kx, x), describe(&ky, y));
+        // One table checked as both sides (`matrix`) names its columns once.
+        let (dx, dy) = (describe(&kx, x), if same_table(x, y) { Vec::new() } else { describe(&ky, y) });
         if !rules.drop_constant {
-            return Err(InputError::Constant { x: dx, y: dy, option: rules.drop_option.clone() });
+            return Err(InputError::Constant { x: dx, y: dy, z: Vec::new(), option: rules.drop_option.clone() });
         }
         for (side, k, input) in [(Side::X, &kx, x), (Side::Y, &ky, y)] {
             if k.len() == input.values.ncols() {
                 return Err(InputError::AllConstant { side });
             }
         }
-        notes.push(Note::DroppedConstant { x: dx, y: dy });
+        notes.push(Note::DroppedConstant { x: dx, y: dy, z: Vec::new() });
     }
     let keep =
         |k: &[usize], input: &Input<'_>| (0..input.values.ncols()).filter(|j| !k.contains(j)).collect::<Vec<_>>();
     let (ux, uy) = (keep(&kx, x), keep(&ky, y));
     let (ix, iy) = (index_column(Side::X, &ux, x), index_column(Side::Y, &uy, y));
     // One table checked as both sides (`matrix`) is not two inputs sharing a column.
-    let same_table = std::ptr::eq(x.values.as_ptr(), y.values.as_ptr()) && x.values.shape() == y.values.shape();
     if let (false, Some(Note::IndexColumn { column: cx, .. }), Some(Note::IndexColumn { column: cy, .. })) =
-        (same_table, &ix, &iy)
+        (same_table(x, y), &ix, &iy)
     {
         return Err(InputError::SharedIndex { x: cx.clone(), y: cy.clone() });
     }
@@ -321,18 +349,33 @@ fn repeated_rows(
 ) -> Result<Option<Vec<usize>>, InputError> {
     let same_table = std::ptr::eq(x.values.as_ptr(), y.values.as_ptr()) && ux == uy;
     let (sx, sy) = (x.values.select_columns(ux), y.values.select_columns(if same_table { &[] } else { uy }));
-    let found = scan(sx.as_view(), sy.as_view());
+    copies(sx.as_view(), sy.as_view(), x.lines, rules, notes)
+}
+
+/// Rule 7 on the rows of `a` and `b` side by side (`lines`: each row's line in its file, or
+/// empty): the rows to keep (`None`: all) and a [`Note::RepeatedRows`] when some are copies.
+/// [`check`] applies it to x and y; `I(X; Y | Z)` applies it to x and z beside y, once the three
+/// are read.
+pub fn copies(
+    a: DMatrixView<'_, f64>,
+    b: DMatrixView<'_, f64>,
+    lines: &[usize],
+    rules: &Rules,
+    notes: &mut Vec<Note>,
+) -> Result<Option<Vec<usize>>, InputError> {
+    let found = scan(a, b);
     if found.copies.is_empty() {
         return Ok(None);
     }
-    let n = x.values.nrows();
+    let n = a.nrows();
     let dropped = rules.repeats == RepeatPolicy::Drop;
     let example = found.example.unwrap_or((found.copies[0], found.copies[0]));
+    let row = |i: usize| Row { index: i, line: lines.get(i).copied() };
     notes.push(Note::RepeatedRows {
         exact: if found.exact_copies { found.exact } else { 0 },
         near: found.near,
         rows: n,
-        example: (x.row(example.0), x.row(example.1)),
+        example: (row(example.0), row(example.1)),
         dropped,
         option: rules.repeats_option.clone(),
     });
@@ -361,18 +404,42 @@ fn label_like(side: Side, used: &[usize], input: &Input<'_>, hint: &str) -> Opti
 }
 
 /// Applies the rules for a conditioning set (module docs) to `z`, beside an x of `x_rows` rows:
-/// at least one column, one row per row of x, every value finite, and, when `rules` asks
-/// ([`Rules::label_hint`]), a note on columns that look like class labels.
-pub fn check_given(z: &Input<'_>, x_rows: usize, rules: &Rules) -> Result<Vec<Note>, InputError> {
+/// at least one column, one row per row of x, every value finite, names once, no constant
+/// column (refused as in x and y, or dropped with a [`Note::DroppedConstant`] when
+/// [`Rules::drop_constant`]) and, when `rules` asks ([`Rules::label_hint`]), a note on columns
+/// that look like class labels. Returns the positions of the columns of z to use and the notes.
+pub fn check_given(z: &Input<'_>, x_rows: usize, rules: &Rules) -> Result<(Vec<usize>, Vec<Note>), InputError> {
     if z.values.ncols() == 0 {
         return Err(InputError::NoColumns { side: Side::Z });
     }
     if z.values.nrows() != x_rows {
         return Err(InputError::GivenRows { x: x_rows, z: z.values.nrows() });
     }
+    if x_rows < MIN_ROWS {
+        return Err(InputError::TooFewRows { rows: x_rows, min: MIN_ROWS });
+    }
     check_finite(Side::Z, z)?;
-    let used: Vec<usize> = (0..z.values.ncols()).collect();
-    Ok(rules.label_hint.as_deref().and_then(|hint| label_like(Side::Z, &used, z, hint)).into_iter().collect())
+    check_names(Side::Z, z)?;
+    let k = constant(z);
+    let mut notes = Vec::new();
+    if !k.is_empty() {
+        let dz: Vec<Constant> = k.iter().map(|&j| constant_column(z, j)).collect();
+        if !rules.drop_constant {
+            return Err(InputError::Constant {
+                x: Vec::new(),
+                y: Vec::new(),
+                z: dz,
+                option: rules.drop_option.clone(),
+            });
+        }
+        if k.len() == z.values.ncols() {
+            return Err(InputError::AllConstant { side: Side::Z });
+        }
+        notes.push(Note::DroppedConstant { x: Vec::new(), y: Vec::new(), z: dz });
+    }
+    let used: Vec<usize> = (0..z.values.ncols()).filter(|j| !k.contains(j)).collect();
+    notes.extend(rules.label_hint.as_deref().and_then(|hint| label_like(Side::Z, &used, z, hint)));
+    Ok((used, notes))
 }
 
 /// The first non-finite value, row by row.
@@ -454,16 +521,26 @@ mod tests {
     fn a_conditioning_set_follows_rules_1_to_3_and_6() {
         let z = DMatrix::from_fn(6, 2, |i, j| if j == 0 { i as f64 * 0.7 } else { (i % 2) as f64 });
         let asked = Rules { label_hint: Some("say so".into()), ..Rules::default() };
-        let notes = check_given(&Input::named(z.as_view(), &["w".into(), "g".into()]), 6, &asked).unwrap();
+        let notes = check_given(&Input::named(z.as_view(), &["w".into(), "g".into()]), 6, &asked).unwrap().1;
         assert_eq!(notes.len(), 1);
         assert!(notes[0].to_string().starts_with("column of z with few distinct whole-number values (column 1 ('g')"));
-        assert!(check_given(&input(&z), 6, &Rules::default()).unwrap().is_empty());
+        assert!(check_given(&input(&z), 6, &Rules::default()).unwrap().1.is_empty());
         let e = check_given(&input(&z), 5, &Rules::default()).unwrap_err();
         assert_eq!(e.to_string(), "z has 6 rows, x has 5 rows: z must have one row per sample");
         let mut nan = z.clone();
         nan[(4, 0)] = f64::NAN;
         let e = check_given(&input(&nan), 6, &Rules::default()).unwrap_err();
         assert_eq!(e.to_string(), "z, row 4, column 0 ('0'): value NaN is not finite");
+        // No rows (scripts/fuzz-inputs found a panic there), a constant column refused or dropped.
+        let empty = DMatrix::<f64>::zeros(0, 2);
+        assert_eq!(check_given(&input(&empty), 0, &Rules::default()), Err(InputError::TooFewRows { rows: 0, min: 2 }));
+        let mut k = z.clone();
+        k.column_mut(1).fill(5.0);
+        let e = check_given(&input(&k), 6, &Rules::default()).unwrap_err();
+        assert_eq!(e.to_string(), "constant columns carry no information: z: column 1 ('1') = 5; leave them out");
+        let drop = Rules { drop_constant: true, ..Rules::default() };
+        let (kept, notes) = check_given(&input(&k), 6, &drop).unwrap();
+        assert_eq!((kept, notes[0].to_string()), (vec![0], "dropped constant z: column 1 ('1') = 5".to_string()));
     }
 
     #[test]

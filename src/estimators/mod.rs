@@ -246,7 +246,8 @@ pub(crate) fn check_given(x: DMatrixView<'_, f64>, z: DMatrixView<'_, f64>) -> R
 pub fn check_inputs(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, min_rows: usize) -> Result<()> {
     use crate::data::rules::{Input, check_values};
     use crate::error::Error;
-    check_values(&Input::new(x), &Input::new(y), 1).map_err(|problem| Error::Input { origin: Vec::new(), problem })?;
+    check_values(&Input::new(x), &Input::new(y), crate::data::rules::MIN_ROWS)
+        .map_err(|problem| Error::Input { origin: Vec::new(), problem })?;
     if x.nrows() < min_rows {
         return Err(Error::param("rows", x.nrows(), &format!("this estimator needs at least {min_rows}")));
     }

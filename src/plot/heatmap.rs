@@ -16,6 +16,12 @@ fn sequential(t: f64) -> RGBColor {
     RGBColor(mix(8.0), mix(69.0), mix(148.0))
 }
 
+/// The most pixels a side of a heat map takes, whatever the number of columns.
+pub const MAX_SIDE: i32 = 4000;
+
+/// The smallest cell (pixels) drawn with its row's and column's labels and its value.
+const LABELLED_CELL: i32 = 14;
+
 /// Draws `m` (`p × p`) with row and column `labels` and `title` to `path` (PNG or SVG by
 /// extension), written atomically.
 pub fn heatmap(labels: &[String], m: &DMatrix<f64>, title: &str, path: &Path) -> Result<()> {
@@ -26,10 +32,15 @@ pub fn heatmap(labels: &[String], m: &DMatrix<f64>, title: &str, path: &Path) ->
             got: format!("{} × {}", m.nrows(), m.ncols()),
         });
     }
+    super::check_folder(path)?;
     register_fonts();
     let p = labels.len() as i32;
-    let cell = if p > 30 { 22 } else { 48 };
-    let left = 20 + 7 * labels.iter().map(|l| l.chars().count()).max().unwrap_or(1).min(30) as i32;
+    // Cells shrink so that the figure stays within MAX_SIDE pixels a side (1000 columns drew a
+    // 22158 × 22098 PNG of 315 MB); below LABELLED_CELL pixels the labels and values, which
+    // would overlap, are left out.
+    let cell = (if p > 30 { 22 } else { 48 }).min(((MAX_SIDE - 400) / p.max(1)).max(1));
+    let longest = if cell < LABELLED_CELL { 1 } else { labels.iter().map(|l| l.chars().count()).max().unwrap_or(1) };
+    let left = 20 + 7 * longest.min(30) as i32;
     let top = 50;
     let (w, h) = ((left + cell * p + 110) as u32, (top + cell * p + left) as u32);
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("png").to_ascii_lowercase();
@@ -57,8 +68,23 @@ fn draw<DB: DrawingBackend>(
     let small = ("sans-serif", if cell < 30 { 8 } else { 11 }).into_font();
     root.draw(&Text::new(title.to_string(), (10, 10), ("sans-serif", 18).into_font())).map_err(e)?;
     let p = labels.len();
+    let labelled = cell >= LABELLED_CELL;
     for (i, label) in labels.iter().enumerate() {
         let y = top + cell * i as i32;
+        for j in 0..p {
+            let x = left + cell * j as i32;
+            let v = m[(i, j)];
+            let fill = if v.is_finite() { sequential(v / max) } else { RGBColor(200, 200, 200) };
+            root.draw(&Rectangle::new([(x, y), (x + cell - 1, y + cell - 1)], fill.filled())).map_err(e)?;
+            if v.is_finite() && labelled {
+                let ink = if v / max > 0.6 { WHITE } else { BLACK };
+                root.draw(&Text::new(format!("{v:.2}"), (x + 3, y + cell / 2 - 5), small.clone().color(&ink)))
+                    .map_err(e)?;
+            }
+        }
+        if !labelled {
+            continue;
+        }
         root.draw(&Text::new(label.clone(), (10, y + cell / 2 - 6), font.clone())).map_err(e)?;
         let vertical = font.clone().transform(FontTransform::Rotate90);
         root.draw(&Text::new(
@@ -67,17 +93,6 @@ fn draw<DB: DrawingBackend>(
             vertical,
         ))
         .map_err(e)?;
-        for j in 0..p {
-            let x = left + cell * j as i32;
-            let v = m[(i, j)];
-            let fill = if v.is_finite() { sequential(v / max) } else { RGBColor(200, 200, 200) };
-            root.draw(&Rectangle::new([(x, y), (x + cell - 1, y + cell - 1)], fill.filled())).map_err(e)?;
-            if v.is_finite() {
-                let ink = if v / max > 0.6 { WHITE } else { BLACK };
-                root.draw(&Text::new(format!("{v:.2}"), (x + 3, y + cell / 2 - 5), small.clone().color(&ink)))
-                    .map_err(e)?;
-            }
-        }
     }
     let bx = left + cell * p as i32 + 20;
     let bh = (cell * p as i32).max(100);

@@ -2,7 +2,7 @@
 //! the bundled DejaVu Sans font so no system font packages are needed.
 
 mod heatmap;
-pub use heatmap::heatmap;
+pub use heatmap::{MAX_SIDE, heatmap};
 
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
@@ -13,6 +13,18 @@ use std::sync::Once;
 
 static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
 static INIT: Once = Once::new();
+
+/// A figure's folder must exist: a missing one is refused with a sentence naming it, before
+/// anything is drawn (the drawing backend's own error names neither).
+pub fn check_folder(path: &Path) -> Result<()> {
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(folder) if !folder.is_dir() => Err(Error::Data {
+            path: path.to_path_buf(),
+            msg: format!("the folder '{}' does not exist: create it first", folder.display()),
+        }),
+        _ => Ok(()),
+    }
+}
 
 /// Registers the bundled DejaVu Sans as plotters' `sans-serif` font (idempotent). Figures call it
 /// themselves; call it before drawing with plotters directly (e.g. `evcxr_figure` in a notebook).
@@ -118,6 +130,7 @@ impl Figure {
     /// Writes the figure to `path`: SVG for `.svg`, PNG otherwise. The file appears only when
     /// drawing succeeded (written to a temporary name, then renamed).
     pub fn save(&self, path: &Path) -> Result<()> {
+        check_folder(path)?;
         register_fonts();
         let cols = self.cols.max(1);
         let rows = self.panels.len().div_ceil(cols).max(1);

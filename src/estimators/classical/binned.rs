@@ -13,7 +13,10 @@
 //! distribution on the cells. It is biased: upward by about `(K_xy − K_x − K_y + 1)/(2N)` for
 //! `K` occupied cells (Miller 1955; reported as the diagnostic `miller_madow_bias`), and downward
 //! by the discretisation (binning loses information), which dominates in more than a few
-//! dimensions. Use it for one- or two-dimensional sides.
+//! dimensions. Use it for one- or two-dimensional sides. With more joint cells `B^{d_x+d_y}`
+//! than rows, and more bins than the default rule's, most rows sit alone in their cell and the
+//! estimate reads the binning (up to `ln N`: `bins=60` on 300 rows read 1.7 nats for a truth of
+//! 0.35); the estimate says so in a warning ([`WarningCode::SparseCells`]) with the rule's bins.
 
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::{Core, run};
@@ -140,6 +143,26 @@ impl Estimator for Binned {
         // The subsamples use the full sample's bin count, so that they estimate the same thing.
         let bins = self.bins.unwrap_or_else(|| default_bins(x.nrows(), d));
         let mut warnings = Vec::new();
+        // More joint cells than rows: most occupied cells hold one row, and the plug-in reads
+        // the binning (up to ln N), not the data.
+        let cells = (bins as f64).powi(d as i32);
+        if cells > x.nrows() as f64 && bins > default_bins(x.nrows(), d) {
+            let n = x.nrows();
+            let shown = if cells < 1e15 { format!("{cells:.0}") } else { format!("{cells:.1e}") };
+            warnings.push(
+                Warning::new(
+                    WarningCode::SparseCells,
+                    format!(
+                        "binned with {bins} bins per coordinate: {bins}^{d} = {shown} joint cells for {n} rows, fewer rows than cells, so most rows sit alone in their cell and the estimate (at most ln {n} = {:.2}) measures the binning, not the data; use at most {} bins (the default rule, five rows per cell on average)",
+                        (n as f64).ln(),
+                        default_bins(n, d)
+                    ),
+                )
+                .with("bins", bins as f64)
+                .with("cells", cells)
+                .with("rows", n as f64),
+            );
+        }
         if d > 4 {
             warnings.push(
                 Warning::new(

@@ -39,7 +39,7 @@ use crate::data::VarKind;
 use crate::data::kinds::codes;
 use crate::data::rng;
 use crate::error::{Error, Result};
-use crate::estimators::check_inputs;
+use crate::estimators::{Warning, WarningCode, check_inputs};
 use nalgebra::{DMatrix, DMatrixView};
 use rand::RngExt;
 use rand_distr::StandardNormal;
@@ -225,9 +225,80 @@ fn check_k(k: usize, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// A class label (`what`) must have a value that occurs twice for Ross's estimate against a
+/// continuous column; one whose every value occurs once is a measurement read as a label.
+fn check_repeats(values: &[f64], what: &str) -> Result<()> {
+    let (c, levels) = codes(DMatrixView::from_slice(values, values.len(), 1));
+    if levels < c.len() {
+        return Ok(());
+    }
+    Err(Error::param(
+        "class label",
+        what,
+        &format!(
+            "each of its {} values occurs once, so it is a measurement, not a label (scikit-learn: \"Unknown label type: continuous\"); read it as continuous",
+            c.len()
+        ),
+    ))
+}
+
+/// The name of column `j` for warnings: `column j ('name')`, or `column j` without names.
+fn column_name(j: usize, names: &[String]) -> String {
+    match names.get(j) {
+        Some(name) => format!("column {j} ('{name}')"),
+        None => format!("column {j}"),
+    }
+}
+
+/// What the estimates of [`feature_mi`] and [`mi_matrix`] cannot be trusted
+/// for, before any is made (each named by `names`, one per column of `x`, or by position):
+///
+/// - `k` above half of the `n` rows ([`WarningCode::FewRows`]): the neighbourhoods hold most
+///   of the sample, and every estimate is pulled towards 0 (KSG and Ross read the density as
+///   constant within them, which holds only for `k ≪ n`);
+/// - a continuous column whose values, once scaled (scikit-learn's preprocessing), lie closer
+///   together than the tie-breaking noise's standard deviation for more than half of its
+///   distinct values ([`WarningCode::HeavyTails`]): one magnitude far beyond the rest (an
+///   outlier of 1e160 among values near 1) makes the others indistinguishable after the
+///   scaling, and the column's MI is that of the noise (near 0). scikit-learn reads such a
+///   column the same way.
+fn warnings(x: DMatrixView<'_, f64>, kinds: &[VarKind], k: usize, names: &[String]) -> Vec<Warning> {
+    let n = x.nrows();
+    let mut out = Vec::new();
+    if 2 * k > n {
+        let message = format!(
+            "k = {k} neighbours is more than half of the {n} rows: each neighbourhood holds most of the sample and every MI is pulled towards 0; use a k well below the number of rows (the default is {})",
+            super::ROSS_DEFAULT_K
+        );
+        out.push(Warning::new(WarningCode::FewRows, message).with("k", k as f64).with("rows", n as f64));
+    }
+    for (j, _) in kinds.iter().enumerate().filter(|(_, kind)| **kind == VarKind::Continuous) {
+        let mut v: Vec<f64> = x.column(j).iter().copied().collect();
+        let largest = v.iter().fold(0.0f64, |m, a| m.max(a.abs()));
+        scale_column(&mut v);
+        let noise = SKLEARN_NOISE * (v.iter().map(|a| a.abs()).sum::<f64>() / n as f64).max(1.0);
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        let distinct = v.len();
+        let lost = v.windows(2).filter(|w| w[1] - w[0] <= noise).count();
+        if distinct > 2 && 2 * lost > distinct {
+            let message = format!(
+                "{}: after scaling by its standard deviation, {lost} of its {distinct} distinct values lie closer to the next than the 1e-10-relative tie-breaking noise (its largest magnitude, {largest:e}, is far beyond the rest), so its MI is that of the noise; transform the column first (a logarithm, or ranks)",
+                column_name(j, names)
+            );
+            out.push(Warning::new(WarningCode::HeavyTails, message).with("column", j as f64));
+        }
+    }
+    out
+}
+
 /// The MI of each column of `x` (kinds `kinds`) against the target `y` (kind `y_kind`), in
 /// nats, clipped at 0: scikit-learn's `mutual_info_regression` (continuous `y`) and
-/// `mutual_info_classif` (discrete `y`) with `n_neighbors = k` (module docs).
+/// `mutual_info_classif` (discrete `y`) with `n_neighbors = k` (module docs); and the warnings
+/// about what the values cannot be trusted for (a `k` near the number of rows, a
+/// column whose scaled values the noise swamps), naming the columns of `x` by `names` (by
+/// position when empty). A class label whose every value occurs once is refused (a
+/// measurement read as a label).
 pub fn feature_mi(
     x: DMatrixView<'_, f64>,
     kinds: &[VarKind],
@@ -235,10 +306,29 @@ pub fn feature_mi(
     y_kind: VarKind,
     k: usize,
     noise: &TieNoise,
-) -> Result<Vec<f64>> {
+    names: &[String],
+) -> Result<(Vec<f64>, Vec<Warning>)> {
     let n = x.nrows();
     check_inputs(x, DMatrixView::from_slice(y, y.len(), 1), 2)?;
     check_k(k, n)?;
+    let continuous = kinds.contains(&VarKind::Continuous);
+    if y_kind == VarKind::Discrete && continuous {
+        check_repeats(y, "the target")?;
+    }
+    if y_kind == VarKind::Continuous {
+        for (j, _) in kinds.iter().enumerate().filter(|(_, kind)| **kind == VarKind::Discrete) {
+            check_repeats(&x.column(j).iter().copied().collect::<Vec<_>>(), &column_name(j, names))?;
+        }
+    }
+    let mut warned = warnings(x, kinds, k, names);
+    if y_kind == VarKind::Continuous {
+        let target = warnings(DMatrixView::from_slice(y, n, 1), &[y_kind], 0, &["target".to_string()]);
+        warned.extend(
+            target
+                .into_iter()
+                .map(|w| Warning { message: w.message.replacen("column 0 ('target')", "the target", 1), ..w }),
+        );
+    }
     let cols = prepare(x, kinds, noise)?;
     let target = match (y_kind, noise) {
         (VarKind::Discrete, _) | (_, TieNoise::Off) => Column::new(y.to_vec(), y_kind, None),
@@ -258,16 +348,30 @@ pub fn feature_mi(
         }
     };
     let psi = digamma_table(n + 1);
-    cols.par_iter().map(|c| pair_mi(c, &target, k, &psi).map(|v| v.max(0.0))).collect()
+    let mi = cols.par_iter().map(|c| pair_mi(c, &target, k, &psi).map(|v| v.max(0.0))).collect::<Result<_>>()?;
+    Ok((mi, warned))
 }
 
 /// The symmetric matrix of MI between all columns of `data` (kinds `kinds`), in nats, not
-/// clipped, `NaN` on the diagonal (module docs). `noise` may be [`TieNoise::Off`],
-/// [`TieNoise::Seeded`] or [`TieNoise::Given`] with `n × c` draws (and an empty `y`).
-pub fn mi_matrix(data: DMatrixView<'_, f64>, kinds: &[VarKind], k: usize, noise: &TieNoise) -> Result<DMatrix<f64>> {
+/// clipped, `NaN` on the diagonal (module docs), with the warnings of [`feature_mi`] naming the
+/// columns by `names`. `noise` may be [`TieNoise::Off`], [`TieNoise::Seeded`] or
+/// [`TieNoise::Given`] with `n × c` draws (and an empty `y`).
+pub fn mi_matrix(
+    data: DMatrixView<'_, f64>,
+    kinds: &[VarKind],
+    k: usize,
+    noise: &TieNoise,
+    names: &[String],
+) -> Result<(DMatrix<f64>, Vec<Warning>)> {
     let (n, p) = data.shape();
     check_inputs(data, data, 2)?;
     check_k(k, n)?;
+    if kinds.contains(&VarKind::Continuous) {
+        for (j, _) in kinds.iter().enumerate().filter(|(_, kind)| **kind == VarKind::Discrete) {
+            check_repeats(&data.column(j).iter().copied().collect::<Vec<_>>(), &column_name(j, names))?;
+        }
+    }
+    let warned = warnings(data, kinds, k, names);
     let cols = prepare(data, kinds, noise)?;
     let psi = digamma_table(n + 1);
     let pairs: Vec<(usize, usize)> = (0..p).flat_map(|i| (i + 1..p).map(move |j| (i, j))).collect();
@@ -278,7 +382,7 @@ pub fn mi_matrix(data: DMatrixView<'_, f64>, kinds: &[VarKind], k: usize, noise:
         m[(i, j)] = v;
         m[(j, i)] = v;
     }
-    Ok(m)
+    Ok((m, warned))
 }
 
 #[cfg(test)]
@@ -290,7 +394,9 @@ mod tests {
         let mut g = rng(3);
         let x = DMatrix::from_fn(300, 2, |_, _| g.sample::<f64, _>(StandardNormal));
         let y: Vec<f64> = (0..300).map(|i| x[(i, 0)] + 0.5 * g.sample::<f64, _>(StandardNormal)).collect();
-        let v = feature_mi(x.as_view(), &[VarKind::Continuous; 2], &y, VarKind::Continuous, 3, &TieNoise::Off).unwrap();
+        let v = feature_mi(x.as_view(), &[VarKind::Continuous; 2], &y, VarKind::Continuous, 3, &TieNoise::Off, &[])
+            .unwrap()
+            .0;
         let mut ym = DMatrix::from_column_slice(300, 1, &y);
         let mut xm = x.columns(0, 1).into_owned();
         super::super::mixed::scale_columns(&mut xm);
@@ -310,19 +416,21 @@ mod tests {
         let order = [2usize, 0, 1];
         let swapped = DMatrix::from_fn(400, 3, |i, j| m[(i, order[j])]);
         let kinds = [VarKind::Continuous; 3];
-        let a = mi_matrix(m.as_view(), &kinds, 3, &TieNoise::Seeded(4)).unwrap();
-        let b = mi_matrix(swapped.as_view(), &kinds, 3, &TieNoise::Seeded(4)).unwrap();
+        let a = mi_matrix(m.as_view(), &kinds, 3, &TieNoise::Seeded(4), &[]).unwrap().0;
+        let b = mi_matrix(swapped.as_view(), &kinds, 3, &TieNoise::Seeded(4), &[]).unwrap().0;
         for i in 0..3 {
             for j in (0..3).filter(|&j| j != i) {
                 assert_eq!(b[(i, j)], a[(order[i], order[j])], "({i}, {j})");
             }
         }
-        let other = mi_matrix(m.as_view(), &kinds, 3, &TieNoise::Seeded(5)).unwrap();
+        let other = mi_matrix(m.as_view(), &kinds, 3, &TieNoise::Seeded(5), &[]).unwrap().0;
         assert_ne!(other[(0, 2)], a[(0, 2)], "the seed draws the noise that breaks the ties");
         let y: Vec<f64> = m.column(2).iter().copied().collect();
-        let f = feature_mi(m.columns(0, 2), &kinds[..2], &y, VarKind::Continuous, 3, &TieNoise::Seeded(4)).unwrap();
+        let f =
+            feature_mi(m.columns(0, 2), &kinds[..2], &y, VarKind::Continuous, 3, &TieNoise::Seeded(4), &[]).unwrap().0;
         let sw = DMatrix::from_fn(400, 2, |i, j| m[(i, 1 - j)]);
-        let fs = feature_mi(sw.as_view(), &kinds[..2], &y, VarKind::Continuous, 3, &TieNoise::Seeded(4)).unwrap();
+        let fs =
+            feature_mi(sw.as_view(), &kinds[..2], &y, VarKind::Continuous, 3, &TieNoise::Seeded(4), &[]).unwrap().0;
         assert_eq!((fs[0], fs[1]), (f[1], f[0]));
     }
 

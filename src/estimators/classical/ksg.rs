@@ -54,7 +54,7 @@
 
 use super::interval::DEFAULT_SUBSAMPLES;
 use super::knn::{self, Norm};
-use super::{Core, digamma, digamma_table, row_major, run};
+use super::{Core, DEFAULT_K, digamma, digamma_table, row_major, run};
 use crate::blocks::{BLOCK_LINK_Z, Block, Blocks, blocks_independence_p, independent_blocks};
 use crate::data::rng;
 use crate::error::{Error, Result};
@@ -622,13 +622,26 @@ pub fn add_noise_draws(col: &mut [f64], noise: f64, draws: &mut dyn Iterator<Ite
 }
 
 /// Divides a column by its standard deviation (`1/N`) without centring it, as scikit-learn's
-/// `scale(X, with_mean=False)`; a constant column is left alone.
+/// `scale(X, with_mean=False)`; a constant column is left alone. Where the squares of the values
+/// overflow (magnitudes ≳ 1e154) or underflow (≲ 1e-154), the deviation is computed in units of
+/// the largest magnitude, as [`standardize`] does, instead of leaving the column unscaled.
 pub fn scale_column(col: &mut [f64]) {
     let n = col.len() as f64;
-    let mean = col.iter().sum::<f64>() / n;
-    let sd = (col.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
-    if sd > 0.0 && sd.is_finite() {
+    let moments = |scale: f64| {
+        let mean = col.iter().map(|v| v / scale).sum::<f64>() / n;
+        (col.iter().map(|v| (v / scale - mean) * (v / scale - mean)).sum::<f64>() / n).sqrt()
+    };
+    let sd = moments(1.0);
+    if sd * sd >= 1e-280 && sd.is_finite() {
         col.iter_mut().for_each(|v| *v /= sd);
+        return;
+    }
+    let amax = col.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if amax > 0.0 && amax.is_finite() {
+        let sd = moments(amax);
+        if sd > 0.0 && sd.is_finite() {
+            col.iter_mut().for_each(|v| *v = *v / amax / sd);
+        }
     }
 }
 
@@ -649,7 +662,9 @@ pub enum KsgMargins {
 /// The KSG estimator behind the [`Estimator`] interface (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ksg {
-    /// Number of neighbours (≥ 1; default 5, as bmi).
+    /// Number of neighbours (≥ 1; default 5, as bmi). At most N − 2 on N rows (with k ≥ N − 1
+    /// every neighbourhood is the whole sample and the estimate is 0 whatever the data), and
+    /// above N/2 the estimate warns ([`WarningCode::FewRows`]): it is pulled towards 0.
     pub k: usize,
     /// KSG-1 or KSG-2.
     pub variant: KsgVariant,
@@ -761,12 +776,12 @@ impl Ksg {
         if !(self.noise >= 0.0 && self.noise.is_finite()) {
             return Err(Error::param("ksg noise", self.noise, "must be finite and ≥ 0"));
         }
-        check_inputs(x, y, self.k + 1)?;
+        check_inputs(x, y, 2)?;
+        let mut warnings: Vec<Warning> = k_for_rows(self.k, x.nrows())?.into_iter().collect();
         let (mut xm, mut ym) = match self.margins {
             KsgMargins::NormalScores => (super::gaussian::copula_transform(x), super::gaussian::copula_transform(y)),
             KsgMargins::AsGiven | KsgMargins::Standardized => (x.into_owned(), y.into_owned()),
         };
-        let mut warnings = Vec::new();
         if self.margins == KsgMargins::Standardized {
             let constant = standardize(&mut xm) + standardize(&mut ym);
             if constant > 0 {
@@ -880,6 +895,34 @@ impl Ksg {
             Warning::new(WarningCode::KnownBias, message).with("bias", bias).with("corrected", corrected)
         }))
     }
+}
+
+/// `k` neighbours on `n` rows: refused at `k ≥ n − 1`, where every point's neighbourhood is the
+/// whole sample (the counts are `n − 1` whatever the data, and the estimate is 0 by
+/// construction); a warning above `n/2`: KSG reads the density as constant within each
+/// k-neighbourhood, which holds for `k ≪ n`, and with most of the sample in it the estimate is
+/// pulled towards 0.
+fn k_for_rows(k: usize, n: usize) -> Result<Option<Warning>> {
+    if k + 2 > n {
+        return Err(Error::param(
+            "ksg k",
+            k,
+            &format!(
+                "must be at most the number of rows − 2 ({}): with k ≥ N − 1 every neighbourhood is the whole sample and the estimate is 0 whatever the data",
+                n.saturating_sub(2)
+            ),
+        ));
+    }
+    Ok((2 * k > n).then(|| {
+        Warning::new(
+            WarningCode::FewRows,
+            format!(
+                "k = {k} neighbours is more than half of the {n} rows: each neighbourhood holds most of the sample and the estimate is pulled towards 0; use a k well below the number of rows (the default is {DEFAULT_K})"
+            ),
+        )
+        .with("k", k as f64)
+        .with("rows", n as f64)
+    }))
 }
 
 /// The blocks `ksg-blocks` sums over ([`independent_blocks`] of the columns' normal scores at

@@ -105,7 +105,11 @@ pub fn ross_mi(c: DMatrixView<'_, f64>, labels: &[u32], k: usize) -> Result<f64>
         kept.extend(rows);
     }
     if kept.is_empty() {
-        return Err(Error::param("labels", "every label once", "Ross's estimate needs a label that occurs twice"));
+        return Err(Error::param(
+            "labels",
+            "every label once",
+            "Ross's estimate needs a label that occurs twice; a column whose values all differ is a measurement, not a class label: read it as continuous",
+        ));
     }
     kept.sort_unstable();
     let n = kept.len();
