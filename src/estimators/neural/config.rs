@@ -288,6 +288,11 @@ pub struct NeuralConfig {
     /// same spread, which on images lets rarely inked border pixels weigh as much as the
     /// strokes in a distance (docs/results.md, section 27).
     pub knn_given: bool,
+    /// The closed-form Gaussian critic ([`crate::critics::LinearGaussian`]: the log density
+    /// ratio of a jointly Gaussian model of the mapped coordinates, its covariance shrunk by
+    /// Ledoit–Wolf, fitted on a fold's fit rows) is a candidate beside the others, after the
+    /// nearest-neighbour ones.
+    pub gaussian: bool,
 }
 
 impl Default for NeuralConfig {
@@ -305,7 +310,8 @@ impl Default for NeuralConfig {
     /// blocks, all eight again summed over the blocks (section 20). The three trained critics
     /// are candidates a second time on the coordinates with their squares
     /// ([`NeuralConfig::squares`]; section 26), and the nearest-neighbour critics a second
-    /// time on the coordinates as given ([`NeuralConfig::knn_given`]; section 27). A critic
+    /// time on the coordinates as given ([`NeuralConfig::knn_given`]; section 27), and the
+    /// closed-form Gaussian critic ([`NeuralConfig::gaussian`]) after them. A critic
     /// stops after 120 steps without a validation improvement (section 28).
     ///
     /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
@@ -350,6 +356,7 @@ impl Default for NeuralConfig {
             knn_walks: vec![1, 2, 4, 8, 16],
             knn_blocks: true,
             knn_given: true,
+            gaussian: true,
         }
     }
 }

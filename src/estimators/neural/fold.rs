@@ -12,7 +12,7 @@ use super::config::{
 use super::plan::{CriticGroup, FoldRows, Plan};
 use crate::blocks::{Block, dependent_blocks};
 use crate::bounds::{Bound, BoundSpec};
-use crate::critics::{Critic, Init, KnnSum};
+use crate::critics::{Critic, Init, KnnSum, LinearGaussian};
 use crate::error::Result;
 use crate::estimators::marginal::MarginalTransform;
 use crate::estimators::{Warning, WarningCode};
@@ -137,9 +137,13 @@ impl<'a> Fold<'a> {
         let mut candidates: Vec<_> = cfg.candidates_for(&trainer).into_iter().enumerate().collect();
         let trained_count = candidates.len();
         let (mut neighbours, blocks) = self.neighbour_plans(trainer, trained_count, only);
+        // The Gaussian critic's position follows every nearest-neighbour candidate's.
+        let gaussian_position = trained_count + cfg.neighbour_candidates().len();
+        let mut gaussian = cfg.gaussian && !trainer.needs_log_density();
         if let Some(c) = only {
             candidates.retain(|(i, _)| *i == c);
             neighbours.retain(|p| p.position == c);
+            gaussian &= c == gaussian_position;
         }
         // The nearest-neighbour candidates are built and validated while the trained ones run
         // their pilot (each on its own seed and state, so running them side by side changes no
@@ -147,11 +151,17 @@ impl<'a> Fold<'a> {
         // pilot. When the neighbour side fails, its error is returned once the pilot has run,
         // and the pilot's runs are dropped unfinished (their last few progress steps are not
         // reported); neither side checks for cancellation between the two.
-        let alone = candidates.is_empty() && neighbours.len() == 1;
+        let alone = candidates.is_empty() && neighbours.len() + usize::from(gaussian) == 1;
         let (untrained, pilot) = rayon::join(
             || -> Result<Option<(usize, Kept, f64)>> {
                 let knn = self.best_knn(&neighbours, blocks, alone, trainer, seed)?;
-                Ok(knn.map(|(c, v)| (c.position, Kept::Knn(c), v)))
+                let knn = knn.map(|(c, v)| (c.position, Kept::Knn(c), v));
+                let gauss = if gaussian { Some(self.gaussian(gaussian_position, alone, trainer, seed)?) } else { None };
+                // Ties go to the earlier candidate.
+                Ok(match (knn, gauss) {
+                    (Some(k), Some(g)) => Some(if g.2 > k.2 { g } else { k }),
+                    (k, g) => k.or(g),
+                })
             },
             || self.start_candidates(trainer, &candidates, seed),
         );
@@ -196,7 +206,7 @@ impl<'a> Fold<'a> {
         let (values, q_gain) = self.evaluate(&mut kept, group, seed)?;
         let trace = match kept {
             Kept::Trained(t) => t.trace,
-            Kept::Knn(_) => Vec::new(),
+            Kept::Knn(_) | Kept::Gaussian(_) => Vec::new(),
         };
         Ok(GroupOutcome { values, trace, warnings, steps, diverged, q_gain, choice })
     }
@@ -268,6 +278,25 @@ impl<'a> Fold<'a> {
             }
         }
         Ok(best)
+    }
+
+    /// The Gaussian critic ([`LinearGaussian`]) fitted on the fold's reference rows (its mapped
+    /// coordinates), with its validation objective, computed as a candidate at `position`
+    /// computes it (not when it is the only candidate: the choice was made on another fold).
+    fn gaussian(&self, position: usize, alone: bool, trainer: BoundSpec, seed: u64) -> Result<(usize, Kept, f64)> {
+        let d = self.dataset();
+        let reference = &self.rows.reference;
+        let critic = LinearGaussian::fit(d.x.select_rows(reference).as_view(), d.y.select_rows(reference).as_view())?;
+        if alone {
+            return Ok((position, Kept::Gaussian(critic), f64::NEG_INFINITY));
+        }
+        let mut bound = objective_bound(self.cfg, trainer)?;
+        let mut total = 0.0;
+        for rows in self.untrained_validation_batches(position, trainer, seed) {
+            let s = critic.scores(d.x.select_rows(&rows).as_view(), d.y.select_rows(&rows).as_view());
+            total += bound.evaluate(&s.map(|v| v as f32), &mut DMatrix::zeros(0, 0))?.objective;
+        }
+        Ok((position, Kept::Gaussian(critic), total / self.validation_count() as f64))
     }
 
     /// The validation batches of the untrained candidate at `position`: those a trained
@@ -472,6 +501,12 @@ impl<'a> Fold<'a> {
                 );
                 mean_values(&mut bounds, scored.into_iter().next().expect("one critic's scores"))?
             }
+            Kept::Gaussian(critic) => {
+                let scored = test_batches
+                    .iter()
+                    .map(|rows| critic.scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view()));
+                mean_values(&mut bounds, scored)?
+            }
         };
         // A conditional model's objective is its mean log-likelihood log q(y_i|x_i): compare it
         // with the marginal model's on the same rows.
@@ -528,10 +563,11 @@ fn mean_values(
     Ok(sums.into_iter().map(|(v, o)| (v / k, o / k)).collect())
 }
 
-/// The critic a fold keeps: a trained one, or a nearest-neighbour critic.
+/// The critic a fold keeps: a trained one, a nearest-neighbour critic or the Gaussian critic.
 enum Kept {
     Trained(Trained),
     Knn(NeighbourCritic),
+    Gaussian(LinearGaussian),
 }
 
 /// A nearest-neighbour candidate critic of a fold, built on its fit rows.

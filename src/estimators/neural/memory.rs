@@ -32,7 +32,7 @@ pub(super) struct Planned {
     pub test_batch: f64,
     /// One fold's candidates' training batches.
     pub training: f64,
-    /// One fold's nearest-neighbour searches.
+    /// One fold's untrained candidates: nearest-neighbour searches, the Gaussian critic's fit.
     pub neighbours: f64,
 }
 
@@ -78,8 +78,13 @@ pub(super) fn planned(cfg: &NeuralConfig, plan: &Plan, (dx, dy): (usize, usize))
     // Scores, gradient and the symmetrised objective's transposes of each candidate.
     let training = candidates * batch * batch * (critic + 8.0);
     let reference = plan.folds.iter().map(|f| f.reference.len()).max().unwrap_or(0).min(MAX_KNN_REFERENCE) as f64;
-    let neighbour_bytes =
+    let mut neighbour_bytes =
         if neighbours { 2.0 * KNN_QUERY_BLOCK as f64 * reference * 8.0 + reference * width * 8.0 } else { 0.0 };
+    if cfg.gaussian {
+        // Its reference rows side by side, and the covariance, its shrunk form, inverse and
+        // factor.
+        neighbour_bytes += 2.0 * reference * width * 8.0 + 5.0 * width * width * 8.0;
+    }
     Planned { folds_at_once, data, test_rows, test_batch, training, neighbours: neighbour_bytes }
 }
 
@@ -121,7 +126,7 @@ pub(super) fn check(cfg: &NeuralConfig, plan: &Plan, dims: (usize, usize)) -> Re
             dims.0 + dims.1
         )
     } else {
-        "most of it is the nearest-neighbour candidates' searches; set knn and knn_walks empty, or raise max_memory_mb"
+        "most of it is the untrained candidates (nearest-neighbour searches, the Gaussian critic's covariance); set knn and knn_walks empty or gaussian false, or raise max_memory_mb"
             .to_string()
     };
     Err(Error::Memory {

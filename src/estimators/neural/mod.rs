@@ -31,7 +31,7 @@
 //!
 //! Large data sets are bounded: a fold trains on at most [`MAX_TRAINING_ROWS`] rows and is
 //! tested on at most [`MAX_TEST_ROWS`] (random subsets, with a note), its
-//! nearest-neighbour candidates take at most [`MAX_KNN_REFERENCE`] reference
+//! nearest-neighbour and Gaussian candidates take at most [`MAX_KNN_REFERENCE`] reference
 //! rows, and at most as many folds run at once as the thread pool has threads. Before any work
 //! the planned peak memory is checked against [`NeuralConfig::max_memory_mb`] (`memory`): an
 //! estimate that would not fit is refused with [`crate::error::Error::Memory`], naming the
