@@ -102,6 +102,21 @@ pub enum Error {
         /// What to use instead, in one sentence.
         better: String,
     },
+    /// An estimate would take more memory than it may: refused before any work, with the
+    /// setting that would bring it within the limit.
+    #[error(
+        "the estimate would need about {needed_mb} MB, more than the {limit_mb} MB it may use ({limit_from}): {change}"
+    )]
+    Memory {
+        /// The planned peak, MB.
+        needed_mb: u64,
+        /// The limit, MB.
+        limit_mb: u64,
+        /// Where the limit comes from (`max_memory_mb`, the system's available memory).
+        limit_from: String,
+        /// What to change, naming the setting.
+        change: String,
+    },
     /// The caller asked the run to stop (see [`crate::train::Progress::cancelled`]).
     #[error("cancelled")]
     Cancelled,

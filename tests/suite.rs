@@ -42,6 +42,7 @@ mod estimate_coverage;
 mod estimate_critic_choice;
 mod estimate_independence;
 mod estimate_labels;
+mod estimate_memory;
 mod estimate_options;
 mod estimate_selfcheck;
 mod estimate_trust;

@@ -26,7 +26,7 @@ use mibound::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
 use numpy::ndarray::ArrayViewD;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArrayDyn};
-use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -55,6 +55,7 @@ fn py_err(e: Error) -> PyErr {
         Error::Io { .. } => PyOSError::new_err(msg),
         Error::Diverged { .. } => PyRuntimeError::new_err(msg),
         Error::Cancelled => PyKeyboardInterrupt::new_err(msg),
+        Error::Memory { .. } => PyMemoryError::new_err(msg),
         // `Error` may grow variants; they are runtime errors until mapped here.
         #[allow(unreachable_patterns)]
         _ => PyRuntimeError::new_err(msg),

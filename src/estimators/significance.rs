@@ -100,7 +100,7 @@ fn test_permutations(
 }
 
 /// All of `0..n` when `n ≤ max_rows`, else `max_rows` of them drawn at random, in order.
-fn subset_rows(n: usize, max_rows: usize, g: &mut dyn crate::rng::Rng) -> Vec<usize> {
+pub(super) fn subset_rows(n: usize, max_rows: usize, g: &mut dyn crate::rng::Rng) -> Vec<usize> {
     let mut rows: Vec<usize> = (0..n).collect();
     if n > max_rows {
         shuffle(&mut rows, g);

@@ -60,6 +60,9 @@ pub enum WarningCode {
     /// `ksg-blocks` found no blocks (and read every column at once), or left columns out of
     /// its blocks (their MI with the other side taken to be 0).
     Blocks,
+    /// A random subset of the rows was used, so that time and memory stay bounded (a large
+    /// neural estimate's folds, the classical cross-check beside a neural estimate).
+    Subsampled,
 }
 
 /// One warning: its code, the numbers behind it (named), and its sentence.

@@ -70,7 +70,8 @@ pub struct NeuralSettings {
     pub squares: bool,
     /// The candidate each fold kept: 0 the configured critic, `1..=A` the alternatives, with
     /// [`NeuralSettings::squares`] `A + 1..=2A + 1` the same on the squares too, then the
-    /// nearest-neighbour candidates in order ([`NeuralSettings::nearest_neighbour_kept`]).
+    /// nearest-neighbour candidates in order ([`NeuralSettings::nearest_neighbour_kept`]), then
+    /// the Gaussian critic ([`NeuralSettings::gaussian`]).
     pub critic_chosen_per_fold: Vec<usize>,
     /// Training batch N.
     pub batch: usize,
@@ -107,6 +108,10 @@ pub struct NeuralSettings {
     /// given ([`super::NeuralConfig::knn_given`]; where the marginal map leaves them as given,
     /// the folds skip these candidates, whose positions still count).
     pub knn_given: bool,
+    /// Whether the closed-form Gaussian critic was a candidate ([`super::NeuralConfig::gaussian`];
+    /// its position in [`NeuralSettings::critic_chosen_per_fold`] follows every
+    /// nearest-neighbour candidate's).
+    pub gaussian: bool,
     /// The noise added to training batches' inputs.
     pub input_noise: f64,
 }
@@ -181,6 +186,7 @@ pub(super) fn estimate(
         knn_walks: if untrained_candidates { cfg.knn_walks.clone() } else { Vec::new() },
         knn_blocks: untrained_candidates && cfg.knn_blocks,
         knn_given: untrained_candidates && cfg.knn_given,
+        gaussian: untrained_candidates && cfg.gaussian,
         input_noise: cfg.input_noise,
     };
     let diagnostics = Diagnostics {

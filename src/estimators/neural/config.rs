@@ -17,6 +17,10 @@ pub const WALK_NEIGHBOURS: usize = 10;
 /// The most fit rows for which a fold compares random-walk candidates: their distributions over
 /// the fit rows are dense (a test fold of `n/K` rows holds `n/K × M` of them per side).
 pub const MAX_WALK_ROWS: usize = 8000;
+/// The most fit rows a fold's nearest-neighbour candidates take as reference rows (a random
+/// subset of more): each query's neighbours are searched among them all, so the search's
+/// time is linear in them and its memory a block of 512 queries by them.
+pub const MAX_KNN_REFERENCE: usize = 1 << 14;
 /// Threads one training step of an estimate may use (from rayon's pool). The folds and the
 /// candidates already run in parallel; with 2, a step's independent halves (the two encoders,
 /// Adam's halves) run on a second core whenever one is idle — while the pilot's last
@@ -25,6 +29,13 @@ pub const MAX_WALK_ROWS: usize = 8000;
 /// dims on 2 cores, median of 5 interleaved runs: 14.45 s with one thread, 13.36 s with two
 /// (docs/results.md, section 17).
 pub const STEP_THREADS: usize = 2;
+
+/// Rows per test batch at most where a whole test fold is asked for
+/// ([`NeuralConfig::test_batch`] `Some(0)`): a larger fold is split into disjoint batches of
+/// nearly equal size, each evaluated exactly (one `N × N` score matrix and its gradient, 34 MB
+/// in `f32` at 2048 rows). InfoNCE's held-out ceiling is then `log 2048 = 7.62` nats; the
+/// task suite's folds (at most 2000 test rows) are each still one batch.
+pub const MAX_TEST_BATCH: usize = 2048;
 
 pub use crate::blocks::BLOCK_LINK_Z;
 /// The most blocks a blocked candidate sums: every block costs its own graphs and walks.
@@ -237,9 +248,16 @@ pub struct NeuralConfig {
     /// vector per level, an embedding ([`MarginalTransform::fit_with_labels`]). Empty (the
     /// default): every column is a number.
     pub labels: LabelColumns,
-    /// Rows per test batch at most (`0`: every test row of the fold in one batch); `None`: the
-    /// training batch. InfoNCE's ceiling is the log of the rows per test batch.
+    /// Rows per test batch at most (`0`: every test row of the fold in one batch, or in
+    /// disjoint batches of at most [`MAX_TEST_BATCH`] rows); `None`: the training batch.
+    /// InfoNCE's ceiling is the log of the rows per test batch.
     pub test_batch: Option<usize>,
+    /// The memory an estimate may take, in MB (10⁶ bytes): an estimate whose planned peak
+    /// (`estimators::neural` estimates it from the rows, dimensions and settings before any
+    /// work) exceeds it is refused with [`crate::error::Error::Memory`], which names the
+    /// setting to change. `None`: the memory the system reports available at the start
+    /// (unchecked where it reports none).
+    pub max_memory_mb: Option<u64>,
     /// The trained candidates of the lower bounds are trained a second time on each mapped
     /// coordinate and its square
     /// ([`crate::estimators::marginal::FittedTransform::with_squares`]), and compared
@@ -270,6 +288,11 @@ pub struct NeuralConfig {
     /// same spread, which on images lets rarely inked border pixels weigh as much as the
     /// strokes in a distance (docs/results.md, section 27).
     pub knn_given: bool,
+    /// The closed-form Gaussian critic ([`crate::critics::LinearGaussian`]: the log density
+    /// ratio of a jointly Gaussian model of the mapped coordinates, its covariance shrunk by
+    /// Ledoit–Wolf, fitted on a fold's fit rows) is a candidate beside the others, after the
+    /// nearest-neighbour ones.
+    pub gaussian: bool,
 }
 
 impl Default for NeuralConfig {
@@ -287,7 +310,8 @@ impl Default for NeuralConfig {
     /// blocks, all eight again summed over the blocks (section 20). The three trained critics
     /// are candidates a second time on the coordinates with their squares
     /// ([`NeuralConfig::squares`]; section 26), and the nearest-neighbour critics a second
-    /// time on the coordinates as given ([`NeuralConfig::knn_given`]; section 27). A critic
+    /// time on the coordinates as given ([`NeuralConfig::knn_given`]; section 27), and the
+    /// closed-form Gaussian critic ([`NeuralConfig::gaussian`]) after them. A critic
     /// stops after 120 steps without a validation improvement (section 28).
     ///
     /// No one critic is best everywhere (docs/results.md, section 7). The single wide layer
@@ -324,6 +348,7 @@ impl Default for NeuralConfig {
             compute: Compute { threads: STEP_THREADS, ..Compute::default() },
             labels: LabelColumns::default(),
             test_batch: Some(0),
+            max_memory_mb: None,
             squares: true,
             input_noise: 0.0,
             symmetric: true,
@@ -331,8 +356,16 @@ impl Default for NeuralConfig {
             knn_walks: vec![1, 2, 4, 8, 16],
             knn_blocks: true,
             knn_given: true,
+            gaussian: true,
         }
     }
+}
+
+/// The disjoint batches a test fold of `rows` rows is split into when the whole fold is asked
+/// for: the fewest of at most [`MAX_TEST_BATCH`] rows (of nearly equal size, the smallest
+/// `rows / count`).
+pub fn whole_fold_batches(rows: usize) -> usize {
+    rows.div_ceil(MAX_TEST_BATCH).max(1)
 }
 
 /// A [`NeuralConfig`] that passed [`NeuralConfig::validate`], made only by
@@ -358,12 +391,13 @@ impl ValidNeuralConfig {
 
 impl NeuralConfig {
     /// Rows per test batch with training batch `batch` and a smallest test fold of `min_test`
-    /// rows: [`NeuralConfig::test_batch`] (`Some(0)`: the whole test fold; `None`: the training
-    /// batch), never more than the test fold. InfoNCE's held-out ceiling is its log.
+    /// rows: [`NeuralConfig::test_batch`] (`Some(0)`: the whole test fold, or the smallest of
+    /// its [`whole_fold_batches`]; `None`: the training batch), never more than the test fold.
+    /// InfoNCE's held-out ceiling is its log.
     pub fn eval_batch(&self, batch: usize, min_test: usize) -> usize {
         match self.test_batch {
             None => batch.min(min_test),
-            Some(0) => min_test,
+            Some(0) => min_test / whole_fold_batches(min_test),
             Some(b) => b.min(min_test),
         }
     }
@@ -398,6 +432,9 @@ impl NeuralConfig {
         }
         if self.knn_walks.contains(&0) {
             return Err(Error::param("random-walk steps", 0, "must be at least 1"));
+        }
+        if self.max_memory_mb == Some(0) {
+            return Err(Error::param("max_memory_mb", 0, "must be at least 1 (MB)"));
         }
         if !(self.input_noise.is_finite() && self.input_noise >= 0.0) {
             return Err(Error::param("input noise", self.input_noise, "must be finite and at least 0"));

@@ -6,11 +6,13 @@
 //! neither training nor any choice saw.
 
 use super::TraceRow;
-use super::config::{BLOCK_LINK_Z, Candidate, MAX_BLOCK_COLUMNS, MAX_BLOCKS, NeighbourPlan, NeuralConfig};
+use super::config::{
+    BLOCK_LINK_Z, Candidate, MAX_BLOCK_COLUMNS, MAX_BLOCKS, NeighbourPlan, NeuralConfig, whole_fold_batches,
+};
 use super::plan::{CriticGroup, FoldRows, Plan};
 use crate::blocks::{Block, dependent_blocks};
 use crate::bounds::{Bound, BoundSpec};
-use crate::critics::{Critic, Init, KnnSum};
+use crate::critics::{Critic, Init, KnnSum, LinearGaussian};
 use crate::error::Result;
 use crate::estimators::marginal::MarginalTransform;
 use crate::estimators::{Warning, WarningCode};
@@ -55,7 +57,8 @@ pub(super) struct Fold<'a> {
     /// The coordinates as given, label columns one-hot, for the nearest-neighbour candidates
     /// that see them ([`NeuralConfig::knn_given`]); none where the map leaves them as given.
     given: Option<Data>,
-    rows: &'a FoldRows,
+    /// The fold's rows, numbered as the rows of its data.
+    rows: FoldRows,
     index: usize,
     progress: Option<&'a dyn Progress>,
 }
@@ -69,9 +72,11 @@ impl<'a> Fold<'a> {
         index: usize,
         progress: Option<&'a dyn Progress>,
     ) -> Result<Self> {
-        let rows = &plan.folds[index];
+        // The fold keeps only the rows it uses (plan.rs bounds them), renumbered in order.
+        let rows = renumbered(&plan.folds[index]);
         let training = rows.training();
-        let (x, y) = (x.clone_owned(), y.clone_owned());
+        let (x, y) = (x.select_rows(&rows.used), y.select_rows(&rows.used));
+        let rows = rows.fold;
         let mx = cfg.transform.fit_with_labels(&x, &training, "x", &cfg.labels.x)?;
         let my = cfg.transform.fit_with_labels(&y, &training, "y", &cfg.labels.y)?;
         // The runner's data set: it draws training batches from `train` (here the fit rows);
@@ -132,9 +137,13 @@ impl<'a> Fold<'a> {
         let mut candidates: Vec<_> = cfg.candidates_for(&trainer).into_iter().enumerate().collect();
         let trained_count = candidates.len();
         let (mut neighbours, blocks) = self.neighbour_plans(trainer, trained_count, only);
+        // The Gaussian critic's position follows every nearest-neighbour candidate's.
+        let gaussian_position = trained_count + cfg.neighbour_candidates().len();
+        let mut gaussian = cfg.gaussian && !trainer.needs_log_density();
         if let Some(c) = only {
             candidates.retain(|(i, _)| *i == c);
             neighbours.retain(|p| p.position == c);
+            gaussian &= c == gaussian_position;
         }
         // The nearest-neighbour candidates are built and validated while the trained ones run
         // their pilot (each on its own seed and state, so running them side by side changes no
@@ -142,16 +151,26 @@ impl<'a> Fold<'a> {
         // pilot. When the neighbour side fails, its error is returned once the pilot has run,
         // and the pilot's runs are dropped unfinished (their last few progress steps are not
         // reported); neither side checks for cancellation between the two.
-        let (knn, pilot) = rayon::join(
-            || self.best_knn(&neighbours, blocks, candidates.is_empty(), trainer, seed),
+        let alone = candidates.is_empty() && neighbours.len() + usize::from(gaussian) == 1;
+        let (untrained, pilot) = rayon::join(
+            || -> Result<Option<(usize, Kept, f64)>> {
+                let knn = self.best_knn(&neighbours, blocks, alone, trainer, seed)?;
+                let knn = knn.map(|(c, v)| (c.position, Kept::Knn(c), v));
+                let gauss = if gaussian { Some(self.gaussian(gaussian_position, alone, trainer, seed)?) } else { None };
+                // Ties go to the earlier candidate.
+                Ok(match (knn, gauss) {
+                    (Some(k), Some(g)) => Some(if g.2 > k.2 { g } else { k }),
+                    (k, g) => k.or(g),
+                })
+            },
             || self.start_candidates(trainer, &candidates, seed),
         );
-        let knn = knn?;
-        let floor = knn.as_ref().map_or(f64::NEG_INFINITY, |b| b.1);
+        let untrained = untrained?;
+        let floor = untrained.as_ref().map_or(f64::NEG_INFINITY, |b| b.2);
         let (trained, steps) = self.keep_best(pilot?, &candidates, floor)?;
-        let (choice, mut kept) = match (trained, knn) {
+        let (choice, mut kept) = match (trained, untrained) {
             (Some((c, t)), _) => (c, Kept::Trained(t)),
-            (None, Some((critic, _))) => (critic.position, Kept::Knn(critic)),
+            (None, Some((position, critic, _))) => (position, critic),
             (None, None) => unreachable!("a fold has at least one candidate"),
         };
         if let Some(f) = self.progress {
@@ -187,7 +206,7 @@ impl<'a> Fold<'a> {
         let (values, q_gain) = self.evaluate(&mut kept, group, seed)?;
         let trace = match kept {
             Kept::Trained(t) => t.trace,
-            Kept::Knn(_) => Vec::new(),
+            Kept::Knn(_) | Kept::Gaussian(_) => Vec::new(),
         };
         Ok(GroupOutcome { values, trace, warnings, steps, diverged, q_gain, choice })
     }
@@ -212,7 +231,7 @@ impl<'a> Fold<'a> {
             neighbour.is_some_and(|n| n.blocks())
         };
         let blocks = if cfg.knn_blocks && only.is_none_or(blocked_choice) { self.blocks() } else { None };
-        let mut plans = cfg.knn_neighbours(self.rows.fit.len(), blocks.is_some() || only.is_some());
+        let mut plans = cfg.knn_neighbours(self.rows.reference.len(), blocks.is_some() || only.is_some());
         // Where the map leaves the coordinates as given, those candidates would repeat others.
         plans.retain(|p| !p.given || self.given.is_some());
         plans.iter_mut().for_each(|p| p.position += trained);
@@ -229,7 +248,7 @@ impl<'a> Fold<'a> {
         if dx + dy > MAX_BLOCK_COLUMNS {
             return None;
         }
-        let (x, y) = (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
+        let (x, y) = (d.x.select_rows(&self.rows.reference), d.y.select_rows(&self.rows.reference));
         let blocks = dependent_blocks(x.as_view(), y.as_view(), BLOCK_LINK_Z);
         let whole = blocks.len() == 1 && blocks[0].0.len() == dx && blocks[0].1.len() == dy;
         (!blocks.is_empty() && blocks.len() <= MAX_BLOCKS && !whole).then(|| Arc::new(blocks))
@@ -261,6 +280,34 @@ impl<'a> Fold<'a> {
         Ok(best)
     }
 
+    /// The Gaussian critic ([`LinearGaussian`]) fitted on the fold's reference rows (its mapped
+    /// coordinates), with its validation objective, computed as a candidate at `position`
+    /// computes it (not when it is the only candidate: the choice was made on another fold).
+    fn gaussian(&self, position: usize, alone: bool, trainer: BoundSpec, seed: u64) -> Result<(usize, Kept, f64)> {
+        let d = self.dataset();
+        let reference = &self.rows.reference;
+        let critic = LinearGaussian::fit(d.x.select_rows(reference).as_view(), d.y.select_rows(reference).as_view())?;
+        if alone {
+            return Ok((position, Kept::Gaussian(critic), f64::NEG_INFINITY));
+        }
+        let mut bound = objective_bound(self.cfg, trainer)?;
+        let mut total = 0.0;
+        for rows in self.untrained_validation_batches(position, trainer, seed) {
+            let s = critic.scores(d.x.select_rows(&rows).as_view(), d.y.select_rows(&rows).as_view());
+            total += bound.evaluate(&s.map(|v| v as f32), &mut DMatrix::zeros(0, 0))?.objective;
+        }
+        Ok((position, Kept::Gaussian(critic), total / self.validation_count() as f64))
+    }
+
+    /// The validation batches of the untrained candidate at `position`: those a trained
+    /// candidate of that index draws, counted without the candidates on the squares
+    /// (`NeuralConfig::squares`), so that adding those changes no untrained candidate's batches.
+    fn untrained_validation_batches(&self, position: usize, trainer: BoundSpec, seed: u64) -> Vec<Vec<usize>> {
+        let squared = self.cfg.candidates_for(&trainer).iter().filter(|c| c.squares).count();
+        let position = Stream::Candidate((position - squared) as u64).seed(seed);
+        self.validation_batches(Stream::ValidationBatches.seed(position))
+    }
+
     /// The nearest-neighbour critics of `which` among the fold's fit rows, in candidate order:
     /// on the mapped coordinates, then on the coordinates as given; of each, those of every
     /// column, then those summed over `blocks` (of every column when there are none). The
@@ -273,7 +320,7 @@ impl<'a> Fold<'a> {
                 continue;
             }
             let d = self.neighbour_data(given);
-            let (x, y) = (d.x.select_rows(&self.rows.fit), d.y.select_rows(&self.rows.fit));
+            let (x, y) = (d.x.select_rows(&self.rows.reference), d.y.select_rows(&self.rows.reference));
             let blocks = if blocked { blocks.clone() } else { None };
             let critic = |p: &NeighbourPlan, critic| NeighbourCritic { position: p.position, given, critic };
             for p in kind.iter().filter(|p| p.steps == 0) {
@@ -299,14 +346,7 @@ impl<'a> Fold<'a> {
     /// random walks of each kind (of every column, summed over blocks) share the batches of the
     /// first of them, so that their walks are shared.
     fn knn_validation(&self, critics: &[NeighbourCritic], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
-        // The candidates on the squares come between the trained and the nearest-neighbour
-        // candidates (`NeuralConfig::squares`): the latter draw the batches of their positions
-        // without them, so those candidates change no nearest-neighbour choice.
-        let squared = self.cfg.candidates_for(&trainer).iter().filter(|c| c.squares).count();
-        let batches = |i: usize| {
-            let position = Stream::Candidate((i - squared) as u64).seed(seed);
-            self.validation_batches(Stream::ValidationBatches.seed(position))
-        };
+        let batches = |i: usize| self.untrained_validation_batches(i, trainer, seed);
         let mut bound = objective_bound(self.cfg, trainer)?;
         let mut totals = vec![0.0; critics.len()];
         let mut add = |j: usize, scored: Vec<DMatrix<f64>>| -> Result<()> {
@@ -427,18 +467,31 @@ impl<'a> Fold<'a> {
         let mut bounds: Vec<Box<dyn Bound<f32>>> =
             group.members.iter().map(|(_, b)| b.build::<f32>()).collect::<Result<_>>()?;
         let test = &self.rows.test;
-        // `test_batch = 0`: the whole test fold is one batch (N = its rows).
-        let eval_batch = if self.cfg.test_batch == Some(0) { test.len() } else { self.plan.eval_batch };
-        let count = if eval_batch >= test.len() { 1 } else { TEST_BATCHES };
-        let test_batches = random_batches(test, eval_batch, count, Stream::TestBatches.seed(seed));
+        let test_batches = if self.cfg.test_batch == Some(0) {
+            // The whole test fold: one batch (N = its rows), or disjoint batches of nearly equal
+            // size, every row in one of them.
+            let order = random_batches(test, test.len(), 1, Stream::TestBatches.seed(seed)).remove(0);
+            let parts = whole_fold_batches(order.len());
+            let (size, longer) = (order.len() / parts, order.len() % parts);
+            let mut rest = order.as_slice();
+            (0..parts)
+                .map(|p| {
+                    let (batch, after) = rest.split_at(size + usize::from(p < longer));
+                    rest = after;
+                    batch.to_vec()
+                })
+                .collect()
+        } else {
+            let eval_batch = self.plan.eval_batch;
+            let count = if eval_batch >= test.len() { 1 } else { TEST_BATCHES };
+            random_batches(test, eval_batch, count, Stream::TestBatches.seed(seed))
+        };
         let vals = match kept {
             Kept::Trained(t) => {
                 let seen = Self::dataset_of(self.trained_data(t.squares));
                 evaluate_batches(t.critic.as_mut(), &t.outcome.params, &mut bounds, &seen.x, &seen.y, &test_batches)?
             }
             Kept::Knn(knn) => {
-                let mut sums = vec![(0.0, 0.0); bounds.len()];
-                let mut g = DMatrix::zeros(0, 0);
                 let seen = self.neighbour_data(knn.given);
                 let scored = KnnSum::scores_batches(
                     std::slice::from_ref(&knn.critic),
@@ -446,16 +499,13 @@ impl<'a> Fold<'a> {
                     seen.y.as_view(),
                     &test_batches,
                 );
-                for s in scored.into_iter().next().expect("one critic's scores") {
-                    let s = s.map(|v| v as f32);
-                    for (b, sum) in bounds.iter_mut().zip(sums.iter_mut()) {
-                        let v = b.evaluate(&s, &mut g)?;
-                        sum.0 += v.value;
-                        sum.1 += v.objective;
-                    }
-                }
-                let k = test_batches.len() as f64;
-                sums.into_iter().map(|(v, o)| (v / k, o / k)).collect()
+                mean_values(&mut bounds, scored.into_iter().next().expect("one critic's scores"))?
+            }
+            Kept::Gaussian(critic) => {
+                let scored = test_batches
+                    .iter()
+                    .map(|rows| critic.scores(d.x.select_rows(rows).as_view(), d.y.select_rows(rows).as_view()));
+                mean_values(&mut bounds, scored)?
             }
         };
         // A conditional model's objective is its mean log-likelihood log q(y_i|x_i): compare it
@@ -468,10 +518,56 @@ impl<'a> Fold<'a> {
     }
 }
 
-/// The critic a fold keeps: a trained one, or a nearest-neighbour critic.
+/// A fold's rows renumbered as the rows of its own data (`used`, the rows of the whole data it
+/// keeps, in order).
+struct Renumbered {
+    fold: FoldRows,
+    used: Vec<usize>,
+}
+
+impl Renumbered {
+    fn training(&self) -> Vec<usize> {
+        self.fold.training()
+    }
+}
+
+/// `rows` renumbered in the order of the data's rows (which keeps every choice the same).
+fn renumbered(rows: &FoldRows) -> Renumbered {
+    let mut used: Vec<usize> = rows.fit.iter().chain(&rows.val).chain(&rows.test).copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let at = |r: &Vec<usize>| r.iter().map(|i| used.binary_search(i).expect("a used row")).collect();
+    let fold =
+        FoldRows { fit: at(&rows.fit), val: at(&rows.val), test: at(&rows.test), reference: at(&rows.reference) };
+    Renumbered { fold, used }
+}
+
+/// The mean `(value, objective)` of each of `bounds` over the score matrices `scored` of an
+/// untrained critic.
+fn mean_values(
+    bounds: &mut [Box<dyn Bound<f32>>],
+    scored: impl IntoIterator<Item = DMatrix<f64>>,
+) -> Result<Vec<(f64, f64)>> {
+    let mut sums = vec![(0.0, 0.0); bounds.len()];
+    let (mut g, mut count) = (DMatrix::zeros(0, 0), 0usize);
+    for s in scored {
+        let s = s.map(|v| v as f32);
+        for (b, sum) in bounds.iter_mut().zip(sums.iter_mut()) {
+            let v = b.evaluate(&s, &mut g)?;
+            sum.0 += v.value;
+            sum.1 += v.objective;
+        }
+        count += 1;
+    }
+    let k = count as f64;
+    Ok(sums.into_iter().map(|(v, o)| (v / k, o / k)).collect())
+}
+
+/// The critic a fold keeps: a trained one, a nearest-neighbour critic or the Gaussian critic.
 enum Kept {
     Trained(Trained),
     Knn(NeighbourCritic),
+    Gaussian(LinearGaussian),
 }
 
 /// A nearest-neighbour candidate critic of a fold, built on its fit rows.

@@ -25,8 +25,17 @@
 //!
 //! Small data sets adapt: when a fold's training rows are fewer than the batch, the batch is
 //! lowered (to a power of two, at least 8) with a warning. Bounds are evaluated on test batches
-//! of `min(batch, test rows)` rows — the size reported as `eval_batch`, which is also the N of
+//! (by default the whole test fold, split into disjoint batches of at most
+//! [`MAX_TEST_BATCH`] rows) — the size reported as `eval_batch`, which is also the N of
 //! InfoNCE's `log N` ceiling.
+//!
+//! Large data sets are bounded: a fold trains on at most [`MAX_TRAINING_ROWS`] rows and is
+//! tested on at most [`MAX_TEST_ROWS`] (random subsets, with a note), its
+//! nearest-neighbour and Gaussian candidates take at most [`MAX_KNN_REFERENCE`] reference
+//! rows, and at most as many folds run at once as the thread pool has threads. Before any work
+//! the planned peak memory is checked against [`NeuralConfig::max_memory_mb`] (`memory`): an
+//! estimate that would not fit is refused with [`crate::error::Error::Memory`], naming the
+//! setting to change.
 //!
 //! Several bounds asked for together ([`estimate_bounds`]) share the critics they can share;
 //! each critic's seed depends only on the estimate's seed, the fold and the training objective,
@@ -36,14 +45,16 @@ mod aggregate;
 mod conditional;
 mod config;
 mod fold;
+mod memory;
 mod plan;
 
 pub use aggregate::NeuralSettings;
 pub use conditional::conditional_estimate;
 pub use config::{
-    Alternative, BLOCK_LINK_Z, LabelColumns, MAX_BLOCK_COLUMNS, MAX_BLOCKS, MAX_WALK_ROWS, Neighbours, NeuralConfig,
-    STEP_THREADS, ValidNeuralConfig, WALK_NEIGHBOURS,
+    Alternative, BLOCK_LINK_Z, LabelColumns, MAX_BLOCK_COLUMNS, MAX_BLOCKS, MAX_KNN_REFERENCE, MAX_TEST_BATCH,
+    MAX_WALK_ROWS, Neighbours, NeuralConfig, STEP_THREADS, ValidNeuralConfig, WALK_NEIGHBOURS, whole_fold_batches,
 };
+pub use plan::{MAX_TEST_ROWS, MAX_TRAINING_ROWS};
 
 use super::{Estimate, Estimator, Kind};
 use crate::bounds::BoundSpec;
@@ -124,6 +135,18 @@ pub struct NeuralRun {
     pub trace: Vec<TraceRow>,
 }
 
+/// `run` of every fold of `folds`, in order, at most as many at once as the thread pool has
+/// threads (which `memory` counts on: a fold waiting for its steps' halves would otherwise
+/// start another fold, and its memory, beside it).
+fn at_most_threads<T: Send>(folds: std::ops::Range<usize>, run: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+    let all: Vec<usize> = folds.collect();
+    let mut out = Vec::with_capacity(all.len());
+    for chunk in all.chunks(rayon::current_num_threads().max(1)) {
+        out.extend(chunk.par_iter().map(|&f| run(f)).collect::<Result<Vec<T>>>()?);
+    }
+    Ok(out)
+}
+
 /// A seed for the critic of one training objective in one fold: it depends on the estimate's
 /// seed, the fold and the objective only (FNV-1a), so a bound gets the same critic alone or in
 /// company.
@@ -175,10 +198,10 @@ fn estimate_bounds_grouped(
         // folds, in parallel, train only the chosen ones.
         let first = run_fold(0, None)?;
         let chosen: Vec<usize> = first.iter().map(|o| o.choice).collect();
-        let rest: Vec<_> = (1..cfg.folds).into_par_iter().map(|f| run_fold(f, Some(&chosen))).collect::<Result<_>>()?;
+        let rest = at_most_threads(1..cfg.folds, |f| run_fold(f, Some(&chosen)))?;
         std::iter::once(first).chain(rest).collect()
     } else {
-        (0..cfg.folds).into_par_iter().map(|f| run_fold(f, None)).collect::<Result<_>>()?
+        at_most_threads(0..cfg.folds, |f| run_fold(f, None))?
     };
     let (per_bound, trace) = aggregate::BoundFolds::collect(bounds.len(), outcomes);
     let wall = started.elapsed().as_secs_f64();

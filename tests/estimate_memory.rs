@@ -1,0 +1,61 @@
+//! Memory bounded by the batch, not the data: a neural estimate plans its peak memory before
+//! any work and refuses, with an error naming the setting to change, one that would exceed
+//! the limit it may use (issue #53: 2·10⁵ rows used to abort with "memory allocation of
+//! 6400000000 bytes failed" after minutes).
+
+use mibound::Error;
+use mibound::bounds::BoundSpec;
+use mibound::data::Sampler;
+use mibound::estimators::neural::{NeuralConfig, estimate_bounds};
+use nalgebra::DMatrix;
+
+/// `n` rows of a 4 + 4-dim Gaussian with 1 nat, from `seed`.
+fn data(n: usize, seed: u64) -> (DMatrix<f64>, DMatrix<f64>) {
+    let task = mibound::data::CorrelatedGaussian::with_mi(4, 1.0).unwrap();
+    task.sample(n, &mut mibound::rng::rng(seed))
+}
+
+/// The planned peak in MB of an estimate on `n` rows, read off the refusal at a 1 MB limit.
+fn needed_mb(cfg: &NeuralConfig, n: usize) -> u64 {
+    let (x, y) = data(n, 1);
+    let mut cfg = cfg.clone();
+    cfg.max_memory_mb = Some(1);
+    let started = std::time::Instant::now();
+    let e = estimate_bounds(&[BoundSpec::InfoNce], &cfg.check().unwrap(), x.as_view(), y.as_view(), 0, None)
+        .expect_err("refused");
+    // Refused before any training: the plan alone takes well under a second on these rows.
+    assert!(started.elapsed().as_secs_f64() < 5.0, "refused only after {:?}", started.elapsed());
+    match e {
+        Error::Memory { needed_mb, limit_mb, .. } => {
+            assert_eq!(limit_mb, 1);
+            needed_mb
+        }
+        other => panic!("expected a memory error, got {other}"),
+    }
+}
+
+#[test]
+fn an_estimate_too_large_for_its_memory_limit_is_refused_naming_the_setting() {
+    let (x, y) = data(40_000, 0);
+    let mut cfg = NeuralConfig::default();
+    // Test batches of the whole test fold (8000 rows): scores of 8000 × 8000 pairs.
+    cfg.test_batch = Some(8000);
+    cfg.max_memory_mb = Some(300);
+    let e = estimate_bounds(&[BoundSpec::InfoNce], &cfg.check().unwrap(), x.as_view(), y.as_view(), 0, None)
+        .expect_err("more than 300 MB planned");
+    let text = e.to_string();
+    assert!(matches!(e, Error::Memory { .. }), "{text}");
+    assert!(text.contains("test_batch") && text.contains("max_memory_mb") && text.contains("300 MB"), "{text}");
+}
+
+#[test]
+fn the_planned_peak_grows_at_most_linearly_in_the_rows_and_stops_at_the_caps() {
+    let cfg = NeuralConfig::default();
+    let (small, ten_times) = (needed_mb(&cfg, 4_000), needed_mb(&cfg, 40_000));
+    assert!(ten_times <= 10 * small, "4000 rows: {small} MB, 40000 rows: {ten_times} MB");
+    // Beyond the caps of a fold's rows (2^16 training and 2^16 test rows) and of a test batch
+    // (2048 rows) nothing grows.
+    let (large, twice) = (needed_mb(&cfg, 400_000), needed_mb(&cfg, 800_000));
+    assert_eq!(large, twice, "400000 rows: {large} MB, 800000 rows: {twice} MB");
+    assert!(large < 2_000, "{large} MB planned for 4 + 4 columns");
+}
