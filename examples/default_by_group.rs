@@ -14,7 +14,9 @@
 //!
 //!     cargo run --release --example default_by_group -- tuning --critic separable
 //!
-//! `--group low-dim|images|high-dim` runs one group only.
+//! `--group low-dim|images|high-dim` runs one group only. `--warnings yes` also runs the
+//! comparison a user's call makes (`compare` with the defaults: cross-check, dependence test)
+//! and counts the false alarms: warnings on readings within the tolerance.
 //!
 //! A neural headline's line ends with the candidate each fold kept
 //! (`NeuralSettings::critic_chosen_per_fold`: 0 the configured critic, `1..=A` its alternatives
@@ -25,7 +27,7 @@
 //! The four `small_n-` tasks are left out (their point is their own sample size), as in the
 //! benchmark configurations of the halves (docs/tasks.md). About 15 minutes per half on two
 //! cores, almost all of it the high-dimensional neural estimates.
-use mibound::estimators::{EstimatorSpec, Options, Settings};
+use mibound::estimators::{EstimatorSpec, Options, Settings, compare};
 use mibound::tasks::{Group, Split};
 use std::time::Instant;
 
@@ -39,6 +41,9 @@ struct Tally {
     err_ksg: f64,
     judged: usize,
     within: usize,
+    /// With `--warnings`: readings within the tolerance, and those of them warned about.
+    right: usize,
+    false_alarms: usize,
     below: usize,
     default_better: usize,
     seconds: f64,
@@ -74,6 +79,7 @@ fn main() {
     let mut options = Options::default();
     let mut pilot_steps = None;
     let mut only_group: Option<String> = None;
+    let mut with_warnings = false;
     for pair in args[2..].chunks(2) {
         match (pair[0].as_str(), pair.get(1)) {
             ("--pilot-steps", Some(v)) => pilot_steps = Some(v.parse::<u64>().expect("--pilot-steps takes a number")),
@@ -83,6 +89,7 @@ fn main() {
                 options.hidden = v.split(',').map(|h| h.parse().expect("--hidden takes widths: 256,256")).collect()
             }
             ("--group", Some(v)) => only_group = Some(v.clone()),
+            ("--warnings", Some(v)) => with_warnings = v == "yes",
             _ => {
                 eprintln!(
                     "unknown option {pair:?}: --critic NAME, --weight-decay W, --hidden W1,W2,…, --pilot-steps N and --group low-dim|images|high-dim are read"
@@ -122,6 +129,13 @@ fn main() {
             let e = auto.estimate(x.as_view(), y.as_view(), seed).unwrap();
             let secs = t.elapsed().as_secs_f64();
             let d = e.value;
+            // What a user's call warns of: the headline's warnings and the comparison's (the
+            // cross-check, the precision, readings below 0), counted where the reading is right.
+            let warned = with_warnings.then(|| {
+                let c = compare(&EstimatorSpec::defaults(), &settings, x.as_view(), y.as_view(), seed, None).unwrap();
+                let h = c.headline().unwrap();
+                !h.diagnostics.warnings.is_empty() || !c.warnings.is_empty()
+            });
             // The candidate each fold kept (the critic is chosen once, on the first fold), so
             // two runs with other protocols can be compared pair by pair.
             let kept = e.settings.neural().map(|n| format!(" kept {:?}", n.critic_chosen_per_fold)).unwrap_or_default();
@@ -129,6 +143,13 @@ fn main() {
             let judged = headline.bound().is_none() || truth < ceiling;
             tally[g].record(d, k, truth, secs, judged);
             all.record(d, k, truth, secs, judged);
+            if let Some(w) = warned {
+                let right = (d - truth).abs() <= 0.25f64.max(0.25 * truth);
+                for t in [&mut tally[g], &mut all] {
+                    t.right += usize::from(right);
+                    t.false_alarms += usize::from(right && w);
+                }
+            }
             println!(
                 "{id:44} seed {seed} truth {truth:6.3} | {headline} {d:6.3} ({secs:5.1} s) | ksg:k=5 {k:6.3}{kept}"
             );
@@ -143,6 +164,14 @@ fn main() {
         row(g.name(), s);
     }
     row("all", &all);
+    if with_warnings {
+        println!("\nfalse alarms (a warning on a reading within max(0.25, 25 %) of the truth):");
+        for (name, s) in groups.iter().map(|g| g.name()).zip(&tally).chain([("all", &all)]) {
+            if s.pairs > 0 {
+                println!("  {name}: {} of {} right readings warned", s.false_alarms, s.right);
+            }
+        }
+    }
 }
 
 fn row(name: &str, s: &Tally) {

@@ -224,15 +224,15 @@ def test_declared_labels_are_embedded_by_infonce_as_on_the_command_line(cli, tmp
 
 
 def test_the_self_check_counts_in_the_progress(gaussian):
-    """selfcheck=True: the four extra neural estimates report their steps to the callback,
-    whose total includes them."""
+    """selfcheck=True: the six extra neural estimates (four on the data, two on the additivity
+    reference) report their steps to the callback, whose total includes them."""
     x, y = gaussian
     seen = []
     mibound.estimate(x, y, "infonce", 0, steps=50, batch=64, critic="separable", selfcheck=True,
                      progress=lambda done, total: seen.append((done, total)))
     total = seen[-1][1]
-    assert total == 5 * 5 * 50, "the estimate and four self-check estimates, 5 folds × 50 steps"
-    assert seen[-1][0] > 4 * 5 * 50, "the self-check's steps were counted"
+    assert total == 7 * 5 * 50, "the estimate and six self-check estimates, 5 folds × 50 steps"
+    assert seen[-1][0] > 6 * 5 * 50, "the self-check's steps were counted"
 
 
 def test_small_classes_read_scikit_learns_formula_with_exact_distances():
