@@ -458,8 +458,9 @@ fn impossible_upper_bounds(estimates: &[Estimate], headline: Option<&Estimate>) 
 /// The classical cross-check of a lower bound against KSG or the copula estimate, judged by a
 /// reference ([`cross_check_reference`]): `(edge, reading)` says the check reads `reading` on a
 /// Gaussian with the data's shape and MI `edge`, the headline's plus a material margin. The
-/// check reading more than that on the data says its MI is likely beyond the edge: the lower
-/// bound is then short by more than the margin, and a warning says so. The check reading less
+/// check reading more than that on the data, and more than the bound itself, says its MI is
+/// likely beyond the edge: the lower bound is then short by more than the margin, and a
+/// warning says so. The check reading less
 /// says nothing against a valid lower bound (KSG's bias downwards grows with the dimension and
 /// with structure a Gaussian lacks).
 fn calibrated_cross_check(
@@ -470,8 +471,12 @@ fn calibrated_cross_check(
 ) -> Option<Warning> {
     let (_, c) = check_of(specs, estimates)?;
     let h = headline?;
-    // Written so that a NaN (a failed estimate) warns of nothing.
-    if c.value.partial_cmp(&reading) != Some(std::cmp::Ordering::Greater) {
+    // Written so that a NaN (a failed estimate) warns of nothing. KSG reading less than the
+    // bound itself is no evidence that the bound is short, whatever the reference says (on
+    // images, whose pixels span few dimensions, KSG reads far more than on a full-rank
+    // Gaussian of as many columns: 9 of 9 right readings of the images group were warned).
+    let above = |v: f64| c.value.partial_cmp(&v) == Some(std::cmp::Ordering::Greater);
+    if !above(reading) || !above(h.value) {
         return None;
     }
     let message = format!(
