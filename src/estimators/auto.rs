@@ -5,9 +5,9 @@
 //! ([`EstimatorSpec::resolve_for`]).
 
 use super::classical::gaussian::copula_transform;
-use super::classical::{HEADLINE_K, label_estimator, normal_score_blocks};
+use super::classical::{HEADLINE_K, label_estimator};
 use super::{Estimate, Estimator, EstimatorSpec, Kind, Settings};
-use crate::blocks::blocks_interaction_p;
+use crate::blocks::{BLOCK_LINK_Z, blocks_independence_p, blocks_interaction_p, independent_blocks};
 use crate::bounds::BoundSpec;
 use crate::data::kinds::LabelColumns;
 use crate::error::Result;
@@ -139,17 +139,20 @@ pub fn sums_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
     // Evenly spaced rows of larger data: the search ranks every column and its square (1.5 GB
     // at 10⁶ rows of 64 columns), and 20000 rows resolve any correlation that matters here.
     let n = x.nrows();
-    let rows: Vec<usize> = (0..n.min(BLOCK_SEARCH_ROWS)).map(|k| k * n / n.min(BLOCK_SEARCH_ROWS)).collect();
-    let (x, y) = (x.select_rows(&rows), y.select_rows(&rows));
-    let (x, y) = (x.as_view(), y.as_view());
-    let (found, independence_p) = normal_score_blocks(x, y);
-    let candidate = found.blocks.len() >= 2
+    let m = n.min(BLOCK_SEARCH_ROWS);
+    let rows: Vec<usize> = (0..m).map(|k| k * n / m).collect();
+    // Normal scores once, for the block search and both tests (normal_score_blocks's steps).
+    let (xs, ys) = if m < n {
+        (copula_transform(x.select_rows(&rows).as_view()), copula_transform(y.select_rows(&rows).as_view()))
+    } else {
+        (copula_transform(x), copula_transform(y))
+    };
+    let (xs, ys) = (xs.as_view(), ys.as_view());
+    let found = independent_blocks(xs, ys, BLOCK_LINK_Z);
+    found.blocks.len() >= 2
         && found.blocks.iter().all(|b| b.0.len() + b.1.len() <= super::LOW_DIMENSION)
         && found.left_out.0.is_empty()
         && found.left_out.1.is_empty()
-        && independence_p >= BLOCKS_TEST_LEVEL;
-    candidate && {
-        let (xs, ys) = (copula_transform(x), copula_transform(y));
-        blocks_interaction_p(xs.as_view(), ys.as_view(), &found.blocks) > BLOCKS_TEST_LEVEL
-    }
+        && blocks_independence_p(xs, ys, &found.blocks) >= BLOCKS_TEST_LEVEL
+        && blocks_interaction_p(xs, ys, &found.blocks) > BLOCKS_TEST_LEVEL
 }

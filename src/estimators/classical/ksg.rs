@@ -865,9 +865,7 @@ impl Ksg {
         if !est.value.is_finite() || !est.interval.low.is_finite() {
             return Ok(None);
         }
-        let read = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>, s: u64| {
-            Ok(Ksg { subsamples: 0, ..self.clone() }.estimate_core(a, b, s)?.value)
-        };
+        let read = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>, s: u64| self.reading(a, b, s);
         let (bias, found) = reference::bias_at(&read, shape, est.value, derive_seed(seed, "ksg bias reference"))?;
         if !found {
             // Near the ceiling no MI explains the reading: the at-ceiling warning stands.
