@@ -16,7 +16,9 @@
 //!
 //! `--group low-dim|images|high-dim` runs one group only. `--warnings yes` also runs the
 //! comparison a user's call makes (`compare` with the defaults: cross-check, dependence test)
-//! and counts the false alarms: warnings on readings within the tolerance.
+//! and counts the false alarms: warnings on readings within the tolerance. That call applies
+//! the data rules first, as every surface does (constant columns dropped, copies of rows
+//! dropped), and is judged on its own headline.
 //!
 //! A neural headline's line ends with the candidate each fold kept
 //! (`NeuralSettings::critic_chosen_per_fold`: 0 the configured critic, `1..=A` its alternatives
@@ -27,6 +29,7 @@
 //! The four `small_n-` tasks are left out (their point is their own sample size), as in the
 //! benchmark configurations of the halves (docs/tasks.md). About 15 minutes per half on two
 //! cores, almost all of it the high-dimensional neural estimates.
+use mibound::data::rules::{self, Input, Rules};
 use mibound::estimators::{EstimatorSpec, Options, Settings, compare};
 use mibound::tasks::{Group, Split};
 use std::time::Instant;
@@ -44,6 +47,8 @@ struct Tally {
     /// With `--warnings`: readings within the tolerance, and those of them warned about.
     right: usize,
     false_alarms: usize,
+    /// With `--warnings`: calls whose data rules left a note (copies or constant columns dropped).
+    noted: usize,
     below: usize,
     default_better: usize,
     seconds: f64,
@@ -131,10 +136,16 @@ fn main() {
             let d = e.value;
             // What a user's call warns of: the headline's warnings and the comparison's (the
             // cross-check, the precision, readings below 0), counted where the reading is right.
+            // The data rules first, as every surface applies them (constant columns dropped as
+            // `--drop-constant` does, copies of rows dropped): the reading judged is the call's.
             let warned = with_warnings.then(|| {
-                let c = compare(&EstimatorSpec::defaults(), &settings, x.as_view(), y.as_view(), seed, None).unwrap();
+                let (xi, yi) = (Input::new(x.as_view()), Input::new(y.as_view()));
+                let rules = Rules { drop_constant: true, ..Rules::default() };
+                let checked = rules::check(&xi, &yi, &rules).unwrap();
+                let (xs, ys) = checked.select(&xi, &yi);
+                let c = compare(&EstimatorSpec::defaults(), &settings, xs.as_view(), ys.as_view(), seed, None).unwrap();
                 let h = c.headline().unwrap();
-                !h.diagnostics.warnings.is_empty() || !c.warnings.is_empty()
+                (h.value, !h.diagnostics.warnings.is_empty() || !c.warnings.is_empty(), !checked.notes.is_empty())
             });
             // The candidate each fold kept (the critic is chosen once, on the first fold), so
             // two runs with other protocols can be compared pair by pair.
@@ -143,11 +154,12 @@ fn main() {
             let judged = headline.bound().is_none() || truth < ceiling;
             tally[g].record(d, k, truth, secs, judged);
             all.record(d, k, truth, secs, judged);
-            if let Some(w) = warned {
-                let right = (d - truth).abs() <= 0.25f64.max(0.25 * truth);
+            if let Some((v, w, noted)) = warned {
+                let right = (v - truth).abs() <= 0.25f64.max(0.25 * truth);
                 for t in [&mut tally[g], &mut all] {
                     t.right += usize::from(right);
                     t.false_alarms += usize::from(right && w);
+                    t.noted += usize::from(noted);
                 }
             }
             println!(
@@ -168,7 +180,10 @@ fn main() {
         println!("\nfalse alarms (a warning on a reading within max(0.25, 25 %) of the truth):");
         for (name, s) in groups.iter().map(|g| g.name()).zip(&tally).chain([("all", &all)]) {
             if s.pairs > 0 {
-                println!("  {name}: {} of {} right readings warned", s.false_alarms, s.right);
+                println!(
+                    "  {name}: {} of {} right readings warned; the data rules noted something on {} of {} calls",
+                    s.false_alarms, s.right, s.noted, s.pairs
+                );
             }
         }
     }
