@@ -35,7 +35,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _native
-from ._data import DataWarning, EstimateWarning, column_positions, message, read, refuse_text, seed_value, warn_each
+from ._data import (DataWarning, EstimateWarning, column_positions, levels, message, read, refuse_text, seed_value,
+                    warn_each)
 from .progress import callback as _progress_callback
 from .progress import finish as _progress_finish
 
@@ -255,7 +256,8 @@ def _call(native: Any, x: Any, y: Any, options: dict, progress: Any, **flags: An
     refuse_text(yc, yn, "y", options["discrete_y"], "discrete_y")
     cb = _progress_callback(progress)
     try:
-        data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb, **flags)
+        data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb, x_levels=levels(xc, xa),
+                      y_levels=levels(yc, ya), **flags)
     finally:
         _progress_finish(cb)
     warn_each(data.get("notes", []), DataWarning, stacklevel=4)

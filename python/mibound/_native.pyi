@@ -50,6 +50,8 @@ def estimate(
     y_names: Optional[Sequence[str]] = None,
     progress: Optional[Callable[[int, int], None]] = None,
     selfcheck: bool = False,
+    x_levels: Optional[Sequence[Optional[Sequence[str]]]] = None,
+    y_levels: Optional[Sequence[Optional[Sequence[str]]]] = None,
 ) -> dict[str, Any]: ...
 def estimate_one(
     x: _Float,
@@ -58,6 +60,8 @@ def estimate_one(
     x_names: Optional[Sequence[str]] = None,
     y_names: Optional[Sequence[str]] = None,
     progress: Optional[Callable[[int, int], None]] = None,
+    x_levels: Optional[Sequence[Optional[Sequence[str]]]] = None,
+    y_levels: Optional[Sequence[Optional[Sequence[str]]]] = None,
 ) -> dict[str, Any]: ...
 def tasks() -> List[dict[str, Any]]: ...
 def sample(task: str, n: int, seed: int, dim: int, mi: float) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

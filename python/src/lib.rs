@@ -410,6 +410,24 @@ fn defaults(py: Python<'_>) -> PyResult<PyObject> {
     Ok(ordered.into_any().unbind())
 }
 
+/// How the user knows the columns of one input: their names (a DataFrame's), and the levels of
+/// those of text read as categories (in the order of their codes), for messages.
+#[derive(Default)]
+struct Names {
+    names: Option<Vec<String>>,
+    levels: Option<Vec<Option<Vec<String>>>>,
+}
+
+impl Names {
+    fn input<'a>(&self, m: DMatrixView<'a, f64>) -> rules::Input<'a> {
+        let input = match &self.names {
+            Some(n) => rules::Input::named(m, n),
+            None => rules::Input::new(m),
+        };
+        input.with_levels(self.levels.clone().unwrap_or_default())
+    }
+}
+
 /// The data after the rules: the columns used (viewed in place when all are), their names and
 /// the notes.
 struct Data<'a> {
@@ -421,14 +439,10 @@ struct Data<'a> {
 fn apply_rules<'a>(
     x: &'a Matrix<'a>,
     y: &'a Matrix<'a>,
-    names: (Option<Vec<String>>, Option<Vec<String>>),
+    names: (Names, Names),
     rules: &rules::Rules,
 ) -> Result<Data<'a>, Error> {
-    let input = |m: &'a Matrix<'a>, n: &Option<Vec<String>>| match n {
-        Some(n) => rules::Input::named(m.view(), n),
-        None => rules::Input::new(m.view()),
-    };
-    let (ix, iy) = (input(x, &names.0), input(y, &names.1));
+    let (ix, iy) = (names.0.input(x.view()), names.1.input(y.view()));
     let checked = rules::check(&ix, &iy, rules).map_err(|problem| Error::Input { origin: Vec::new(), problem })?;
     if checked.uses_all(&ix, &iy) {
         return Ok(Data { x: Matrix::View(x.view()), y: Matrix::View(y.view()), checked });
@@ -453,7 +467,7 @@ fn rules_json(c: &rules::Checked) -> serde_json::Value {
 fn run_on<T: Send>(
     py: Python<'_>,
     (x, y): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
-    names: (Option<Vec<String>>, Option<Vec<String>>),
+    names: (Names, Names),
     call: &Call,
     progress: Option<PyObject>,
     work: impl Fn(
@@ -500,8 +514,8 @@ fn with_rules(mut v: serde_json::Value, r: serde_json::Value) -> serde_json::Val
 /// --json` reports it (a dict), with the data rules' `notes` and the columns used; with
 /// `selfcheck`, the headline's self-consistency checks too (`mibound estimate --selfcheck`).
 #[pyfunction]
-#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None, selfcheck=false))]
-#[allow(clippy::too_many_arguments)] // the Python signature: data, options, names, progress, one flag
+#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None, selfcheck=false, x_levels=None, y_levels=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature: data, options, names, progress, one flag, levels
 fn estimate(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -511,9 +525,12 @@ fn estimate(
     y_names: Option<Vec<String>>,
     progress: Option<PyObject>,
     selfcheck: bool,
+    x_levels: Option<Vec<Option<Vec<String>>>>,
+    y_levels: Option<Vec<Option<Vec<String>>>>,
 ) -> PyResult<PyObject> {
     let call = Call { selfcheck, ..Call::from_options(options)? };
-    let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, specs, p| {
+    let names = (Names { names: x_names, levels: x_levels }, Names { names: y_names, levels: y_levels });
+    let (c, r) = run_on(py, (x, y), names, &call, progress, |xv, yv, settings, specs, p| {
         let c = compare(specs, settings, xv, yv, call.seed, Some(p as &dyn Progress))?;
         if selfcheck {
             c.with_self_check(specs, settings, (xv, yv), call.seed, Some(p as &dyn Progress))
@@ -530,7 +547,8 @@ fn estimate(
 /// the estimate as `estimate` reports each of its estimates, with `n_samples`, `dim_x`,
 /// `dim_y`, `unit`, the rules' `notes` and the columns used.
 #[pyfunction]
-#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None))]
+#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None, x_levels=None, y_levels=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature: data, options, names, progress, levels
 fn estimate_one(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -539,13 +557,16 @@ fn estimate_one(
     x_names: Option<Vec<String>>,
     y_names: Option<Vec<String>>,
     progress: Option<PyObject>,
+    x_levels: Option<Vec<Option<Vec<String>>>>,
+    y_levels: Option<Vec<Option<Vec<String>>>>,
 ) -> PyResult<PyObject> {
     let call = Call::from_options(options)?;
     let [spec] = call.specs[..] else {
         let names: Vec<String> = call.specs.iter().map(|s| s.to_string()).collect();
         return Err(py_err(Error::param("estimator", names.join(","), "name exactly one estimator")));
     };
-    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, specs, p| {
+    let names = (Names { names: x_names, levels: x_levels }, Names { names: y_names, levels: y_levels });
+    let (e, r) = run_on(py, (x, y), names, &call, progress, |xv, yv, settings, specs, p| {
         // `auto` is its headline for these data, as `Auto::estimate` chooses it (a neural one then
         // trains with progress and Ctrl-C too).
         let spec = if spec == EstimatorSpec::Auto { specs[0] } else { spec };

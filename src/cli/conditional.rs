@@ -83,7 +83,7 @@ pub fn estimate_given(
     }
     let (z, z_columns) = t.select(files.x, &zc).map_err(advise)?;
     // The data rules for z, as for x and y: NaN named by file, line and column; label-like noted.
-    let iz = rules::Input { values: z.as_view(), columns: z_columns, lines: &t.lines };
+    let iz = rules::Input { values: z.as_view(), columns: z_columns, lines: &t.lines, levels: Vec::new() };
     let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..input.rules() };
     let (kept, notes) = rules::check_given(&iz, l.x.nrows(), &asked)
         .map_err(|problem| Error::Input { origin: vec![files.x.to_path_buf()], problem })?;

@@ -142,8 +142,8 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
     }
     let (vx, nx) = tx.select_labelled(x, &cx, &declared_columns(&tx, &cx, discrete))?;
     let (vy, ny) = ty.select_labelled(y_path, &cy, &declared_columns(&ty, &cy, discrete))?;
-    let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &tx.lines };
-    let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &ty.lines };
+    let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &tx.lines, levels: tx.levels_of(&cx) };
+    let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &ty.lines, levels: ty.levels_of(&cy) };
     let asked = rules::Rules { label_hint: label_hint.map(String::from), ..input.rules() };
     // The files a problem concerns, x's first, each once.
     let files = |sides: &[Side]| {
@@ -156,25 +156,16 @@ pub fn load_xy_named(f: &Files<'_>, input: &InputOpts, label_hint: Option<&str>)
         }
         out
     };
-    // A constant label read from text is named by its text, not its code.
-    let texts = |cs: &mut [rules::Constant], t: &Table| {
-        cs.iter_mut().for_each(|c| c.text = t.text_cell(0, c.column.index).map(String::from));
-    };
-    let mut checked = rules::check(&ix, &iy, &asked).map_err(|mut problem| {
-        if let InputError::Constant { x, y, .. } = &mut problem {
-            texts(x, &tx);
-            texts(y, &ty);
-        }
-        Error::Input { origin: files(&problem_sides(&problem)), problem }
-    })?;
-    let mut dropped = Vec::new();
-    for note in &mut checked.notes {
-        if let rules::Note::DroppedConstant { x, y, .. } = note {
-            texts(x, &tx);
-            texts(y, &ty);
-            dropped.extend(x.iter().chain(y.iter()).map(|c| c.column.clone()));
-        }
-    }
+    let checked = rules::check(&ix, &iy, &asked)
+        .map_err(|problem| Error::Input { origin: files(&problem_sides(&problem)), problem })?;
+    let dropped = checked
+        .notes
+        .iter()
+        .flat_map(|note| match note {
+            rules::Note::DroppedConstant { x, y, .. } => x.iter().chain(y).map(|c| c.column.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
     print_rule_notes(&checked.notes, &files);
     let (x, y) = checked.select(&ix, &iy);
     Ok(Loaded { x, y, x_columns: checked.x_columns, y_columns: checked.y_columns, dropped })

@@ -57,7 +57,7 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     }
     let declared = a.discrete.as_deref().filter(|d| d.trim() != "none");
     let (values, columns) = t.select_labelled(&a.x, &cols, &declared_columns(&t, &cols, declared))?;
-    let input = rules::Input { values: values.as_view(), columns, lines: &t.lines };
+    let input = rules::Input { values: values.as_view(), columns, lines: &t.lines, levels: t.levels_of(&cols) };
     // The data rules with the table as both sides: one column each is enough to check the
     // values; constant columns are refused (their MI with anything is 0, and KSG's scaling fails).
     let asked = a.input.rules();
