@@ -72,11 +72,9 @@ def _discrete_mask(a: np.ndarray, names: Optional[list], discrete_features: Any,
     declared continuous they are refused."""
     p = a.shape[1]
     if isinstance(discrete_features, str) and discrete_features == "auto":
-        mask, notes = _native.column_kinds(a, names)
+        mask, notes = _native.column_kinds(a, names, labels=sorted(text))
         warn_each(notes, DataWarning, stacklevel=5)
-        mask = np.asarray(mask, dtype=bool)
-        mask[list(text)] = True
-        return mask
+        return np.asarray(mask, dtype=bool)
     if isinstance(discrete_features, (bool, np.bool_)):
         return np.full(p, bool(discrete_features))
     if isinstance(discrete_features, str):

@@ -705,13 +705,21 @@ fn kinds_of(discrete: &[bool]) -> Vec<VarKind> {
 
 /// `discrete_features="auto"`: the library's detection of label-like columns of `x` (whole
 /// numbers, at most `DISCRETE_MAX_LEVELS` values) — `(discrete mask, notes)`, one note per
-/// column assumed discrete, naming it by `x_names` when given.
+/// column assumed discrete, naming it by `x_names` when given. The columns `labels` (of text
+/// or pandas categories, coded) are labels by nature: neither detected nor noted.
 #[pyfunction]
-#[pyo3(signature = (x, x_names=None))]
-fn column_kinds(x: &Bound<'_, PyAny>, x_names: Option<Vec<String>>) -> PyResult<(Vec<bool>, Vec<String>)> {
+#[pyo3(signature = (x, x_names=None, labels=None))]
+fn column_kinds(
+    x: &Bound<'_, PyAny>,
+    x_names: Option<Vec<String>>,
+    labels: Option<Vec<usize>>,
+) -> PyResult<(Vec<bool>, Vec<String>)> {
     let input = Input::extract("X", x)?;
     let m = input.matrix("X").map_err(py_err)?;
-    let (kinds, mut notes) = detect_kinds(m.view(), "X", &[], DISCRETE_MAX_LEVELS);
+    let labels = labels.unwrap_or_default();
+    let declared: Vec<Option<VarKind>> =
+        (0..m.view().ncols()).map(|j| labels.contains(&j).then_some(VarKind::Discrete)).collect();
+    let (kinds, mut notes) = detect_kinds(m.view(), "X", &declared, DISCRETE_MAX_LEVELS);
     for n in &mut notes {
         if let Some(name) = x_names.as_ref().and_then(|names| names.get(n.column)) {
             n.name = name.clone();
