@@ -126,9 +126,10 @@ class Comparison(Record):
 
     @property
     def headline(self) -> Optional[Estimate]:
-        """The first lower bound, else the first estimate (the command line's headline)."""
-        lower = [e for e in self["estimates"] if e["kind"] == "lower"]
-        return (lower or self["estimates"] or [None])[0]
+        """The headline estimate: the first lower bound, else the first estimate, as the library
+        chooses it for every surface (``headline``, its index)."""
+        i = self.get("headline")
+        return None if i is None else self["estimates"][i]
 
     def __getitem__(self, key: Any) -> Any:
         """A field by name, or with an estimator's name the :class:`Estimate` of it

@@ -78,20 +78,22 @@ def feature_mi(
     noise_x: _Float,
     noise_y: Optional[_Float] = None,
     x_names: Optional[Sequence[str]] = None,
-) -> Tuple[npt.NDArray[np.float64], List[str]]: ...
+) -> Tuple[npt.NDArray[np.float64], List[str], List[str]]: ...
 def mi_matrix(
     x: _Float, discrete: Sequence[bool], k: int, noise_x: _Float, x_names: Optional[Sequence[str]] = None
-) -> Tuple[npt.NDArray[np.float64], List[str]]: ...
+) -> Tuple[npt.NDArray[np.float64], List[str], List[str]]: ...
 def conditional_mi(x: _Float, y: _Float, z: _Float, k: int, seed: int) -> float: ...
 def conditional_test(
     x: _Float,
     y: _Float,
     z: _Float,
-    seed: int,
-    estimators: Optional[Union[str, Sequence[str]]] = None,
+    options: Options,
     permutations: Optional[int] = None,
     k_perm: Optional[int] = None,
+    x_names: Optional[Sequence[str]] = None,
+    y_names: Optional[Sequence[str]] = None,
     z_names: Optional[Sequence[str]] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
 ) -> dict[str, Any]: ...
 def _raise_error(kind: str) -> None: ...
 def _last_compare_seconds() -> float: ...

@@ -96,6 +96,10 @@ impl<'a> Input<'a> {
 pub struct Rules {
     /// Drop constant columns (with a [`Note::DroppedConstant`]) instead of refusing them.
     pub drop_constant: bool,
+    /// Keep constant columns as they are, neither refused nor dropped (rule 4 off): where each
+    /// column is measured alone against a target, as scikit-learn's `mutual_info_regression`
+    /// does (Python's per-feature functions), a constant column's MI is 0, not an error.
+    pub keep_constant: bool,
     /// How the caller spells the option that drops them (`--drop-constant`,
     /// `drop_constant=True`), for the refusal's sentence; `None` where there is no such option.
     pub drop_option: Option<String>,
@@ -313,7 +317,7 @@ pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, Inp
     check_values(x, y, MIN_ROWS)?;
     check_names(Side::X, x)?;
     check_names(Side::Y, y)?;
-    let (kx, ky) = (constant(x), constant(y));
+    let (kx, ky) = if rules.keep_constant { (Vec::new(), Vec::new()) } else { (constant(x), constant(y)) };
     let mut notes = Vec::new();
     if !kx.is_empty() || !ky.is_empty() {
         let describe = |k: &[usize], input: &Input<'_>| -> Vec<Constant> {
