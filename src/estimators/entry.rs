@@ -26,8 +26,8 @@ use super::classical::{
     reads_labels,
 };
 use super::{
-    CheckedSettings, Comparison, Estimate, EstimatorSpec, Kind, Settings, Warning, apply_entropy_ceiling, compare,
-    compare_given,
+    CheckedSettings, Comparison, Estimate, EstimatorSpec, Settings, Warning, apply_entropy_ceiling, compare,
+    compare_given, self_check_steps, training_steps,
 };
 use crate::data::VarKind;
 use crate::data::kinds::{DISCRETE_MAX_LEVELS, KindNote, LabelColumns, detect_kinds};
@@ -193,16 +193,10 @@ impl Prepared<'_> {
     /// The most training steps [`Prepared::compare`] takes, the self-check's included: a
     /// progress bar's length.
     pub fn steps(&self) -> u64 {
-        let neural = &self.settings.neural;
-        let bounds: Vec<_> = self.specs.iter().filter_map(|s| s.bound()).collect();
-        let mut steps = neural.max_training_steps(&bounds);
-        if self.selfcheck {
-            // Six estimates by the headline: four on the data, two on a reference.
-            let lower = |b: &crate::bounds::BoundSpec| b.build::<f32>().is_ok_and(|b| b.kind() == Kind::Lower);
-            let headline = bounds.iter().copied().find(lower).or_else(|| self.specs.first().and_then(|s| s.bound()));
-            steps += headline.map_or(0, |b| 6 * neural.max_training_steps(&[b]));
-        }
-        steps
+        // `auto` is resolved already: these count without searching for blocks again.
+        let (x, y) = self.xy();
+        let check = if self.selfcheck { self_check_steps(&self.specs, &self.settings, x, y) } else { 0 };
+        training_steps(&self.specs, &self.settings, x, y) + check
     }
 
     /// Every estimator on the data ([`compare`]), then the headline's self-check when asked;
