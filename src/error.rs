@@ -318,6 +318,25 @@ pub enum InputError {
     },
 }
 
+impl InputError {
+    /// The inputs the problem concerns, whose files a message names (x's first).
+    pub fn sides(&self) -> Vec<Side> {
+        match self {
+            InputError::NoColumns { side }
+            | InputError::NonFinite { side, .. }
+            | InputError::AllConstant { side }
+            | InputError::DuplicateName { side, .. } => vec![*side],
+            InputError::Constant { x, y, z, .. } => [(Side::X, x), (Side::Y, y), (Side::Z, z)]
+                .iter()
+                .filter(|(_, cols)| !cols.is_empty())
+                .map(|(s, _)| *s)
+                .collect(),
+            InputError::GivenRows { .. } => vec![Side::X, Side::Z],
+            _ => vec![Side::X, Side::Y],
+        }
+    }
+}
+
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -47,6 +47,7 @@ mod estimate_options;
 mod estimate_selfcheck;
 mod estimate_trust;
 mod estimate_trust_suite;
+mod estimator_names;
 mod flows_cubic;
 mod flows_entropy;
 mod flows_entropy_estimator;

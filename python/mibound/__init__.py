@@ -35,7 +35,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _native
-from ._data import DataWarning, EstimateWarning, column_positions, message, read, refuse_text, seed_value, warn_each
+from ._data import (DataWarning, EstimateWarning, column_positions, levels, message, read, refuse_text, seed_value,
+                    warn_each)
 from .progress import callback as _progress_callback
 from .progress import finish as _progress_finish
 
@@ -125,9 +126,10 @@ class Comparison(Record):
 
     @property
     def headline(self) -> Optional[Estimate]:
-        """The first lower bound, else the first estimate (the command line's headline)."""
-        lower = [e for e in self["estimates"] if e["kind"] == "lower"]
-        return (lower or self["estimates"] or [None])[0]
+        """The headline estimate: the first lower bound, else the first estimate, as the library
+        chooses it for every surface (``headline``, its index)."""
+        i = self.get("headline")
+        return None if i is None else self["estimates"][i]
 
     def __getitem__(self, key: Any) -> Any:
         """A field by name, or with an estimator's name the :class:`Estimate` of it
@@ -255,7 +257,8 @@ def _call(native: Any, x: Any, y: Any, options: dict, progress: Any, **flags: An
     refuse_text(yc, yn, "y", options["discrete_y"], "discrete_y")
     cb = _progress_callback(progress)
     try:
-        data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb, **flags)
+        data = native(xa, ya, options, x_names=xn, y_names=yn, progress=cb, x_levels=levels(xc, xa),
+                      y_levels=levels(yc, ya), **flags)
     finally:
         _progress_finish(cb)
     warn_each(data.get("notes", []), DataWarning, stacklevel=4)

@@ -189,6 +189,16 @@ def read(a: Any, what: str) -> Tuple[np.ndarray, Optional[List[str]], dict]:
     raise TypeError(f"{what}: expected an array of numbers, got an array of {arr.dtype}")
 
 
+def levels(cats: dict, a: np.ndarray) -> Optional[List[Optional[List[str]]]]:
+    """The levels of each column of ``a`` read as categories (:func:`read`'s ``cats``), in the
+    order of their codes, ``None`` for a column of numbers: the library names a constant
+    label by its text with them, as the command line does. ``None`` when no column is text."""
+    if not cats:
+        return None
+    width = 1 if a.ndim == 1 else a.shape[1]
+    return [cats.get(j) for j in range(width)]
+
+
 def as_input(a: Any, what: str) -> Tuple[np.ndarray, Optional[List[str]]]:
     """The array of ``a`` and its column names (:func:`read`) for the conditional estimators,
     which read numbers only: a column of text or categories is a ValueError naming it, with

@@ -50,6 +50,8 @@ def estimate(
     y_names: Optional[Sequence[str]] = None,
     progress: Optional[Callable[[int, int], None]] = None,
     selfcheck: bool = False,
+    x_levels: Optional[Sequence[Optional[Sequence[str]]]] = None,
+    y_levels: Optional[Sequence[Optional[Sequence[str]]]] = None,
 ) -> dict[str, Any]: ...
 def estimate_one(
     x: _Float,
@@ -58,11 +60,15 @@ def estimate_one(
     x_names: Optional[Sequence[str]] = None,
     y_names: Optional[Sequence[str]] = None,
     progress: Optional[Callable[[int, int], None]] = None,
+    x_levels: Optional[Sequence[Optional[Sequence[str]]]] = None,
+    y_levels: Optional[Sequence[Optional[Sequence[str]]]] = None,
 ) -> dict[str, Any]: ...
 def tasks() -> List[dict[str, Any]]: ...
 def sample(task: str, n: int, seed: int, dim: int, mi: float) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def bound(name: str, s: _Float) -> Tuple[float, float, _Float]: ...
-def column_kinds(x: _Float, x_names: Optional[Sequence[str]] = None) -> Tuple[List[bool], List[str]]: ...
+def column_kinds(
+    x: _Float, x_names: Optional[Sequence[str]] = None, labels: Optional[Sequence[int]] = None
+) -> Tuple[List[bool], List[str]]: ...
 def feature_mi(
     x: _Float,
     y: _Float,
@@ -72,20 +78,22 @@ def feature_mi(
     noise_x: _Float,
     noise_y: Optional[_Float] = None,
     x_names: Optional[Sequence[str]] = None,
-) -> Tuple[npt.NDArray[np.float64], List[str]]: ...
+) -> Tuple[npt.NDArray[np.float64], List[str], List[str]]: ...
 def mi_matrix(
     x: _Float, discrete: Sequence[bool], k: int, noise_x: _Float, x_names: Optional[Sequence[str]] = None
-) -> Tuple[npt.NDArray[np.float64], List[str]]: ...
+) -> Tuple[npt.NDArray[np.float64], List[str], List[str]]: ...
 def conditional_mi(x: _Float, y: _Float, z: _Float, k: int, seed: int) -> float: ...
 def conditional_test(
     x: _Float,
     y: _Float,
     z: _Float,
-    seed: int,
-    estimators: Optional[Union[str, Sequence[str]]] = None,
+    options: Options,
     permutations: Optional[int] = None,
     k_perm: Optional[int] = None,
+    x_names: Optional[Sequence[str]] = None,
+    y_names: Optional[Sequence[str]] = None,
     z_names: Optional[Sequence[str]] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
 ) -> dict[str, Any]: ...
 def _raise_error(kind: str) -> None: ...
 def _last_compare_seconds() -> float: ...

@@ -19,9 +19,14 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _native
+from . import DEFAULTS, _native
 from ._data import (DataWarning, EstimateWarning, as_input, column_positions, is_pandas, read, refuse_text,
                     seed_value, warn_each)
+
+from .progress import callback as _progress_callback
+from .progress import finish as _progress_finish
+
+_D = DEFAULTS
 
 #: scikit-learn's ``n_neighbors`` default (the library's, for the per-feature estimators).
 N_NEIGHBORS: int = _native.FEATURE_NEIGHBORS
@@ -72,11 +77,9 @@ def _discrete_mask(a: np.ndarray, names: Optional[list], discrete_features: Any,
     declared continuous they are refused."""
     p = a.shape[1]
     if isinstance(discrete_features, str) and discrete_features == "auto":
-        mask, notes = _native.column_kinds(a, names)
+        mask, notes = _native.column_kinds(a, names, labels=sorted(text))
         warn_each(notes, DataWarning, stacklevel=5)
-        mask = np.asarray(mask, dtype=bool)
-        mask[list(text)] = True
-        return mask
+        return np.asarray(mask, dtype=bool)
     if isinstance(discrete_features, (bool, np.bool_)):
         return np.full(p, bool(discrete_features))
     if isinstance(discrete_features, str):
@@ -135,8 +138,9 @@ def _estimate_mi(X: Any, y: Any, discrete_target: bool, discrete_features: Any, 
     refuse_text(cats, names, "X", set(np.flatnonzero(mask).tolist()), "discrete_features")
     rng = _random_state(random_state)
     ex, ey = _noise(rng, a.shape[0], int((~mask).sum()), not discrete_target)
-    mi, warned = _native.feature_mi(a, yv, [bool(m) for m in mask], discrete_target, n_neighbors, ex, ey,
-                                    x_names=names)
+    mi, warned, notes = _native.feature_mi(a, yv, [bool(m) for m in mask], discrete_target, n_neighbors, ex, ey,
+                                           x_names=names)
+    warn_each(notes, DataWarning, stacklevel=4)
     warn_each(warned, EstimateWarning, stacklevel=4)
     return mi
 
@@ -207,7 +211,8 @@ def mi_matrix(
     mask = _discrete_mask(a, names, discrete_features, cats)
     refuse_text(cats, names, "X", set(np.flatnonzero(mask).tolist()), "discrete_features")
     ex, _ = _noise(_random_state(random_state), a.shape[0], int((~mask).sum()), False)
-    m, warned = _native.mi_matrix(a, [bool(v) for v in mask], n_neighbors, ex, x_names=names)
+    m, warned, notes = _native.mi_matrix(a, [bool(v) for v in mask], n_neighbors, ex, x_names=names)
+    warn_each(notes, DataWarning, stacklevel=3)
     warn_each(warned, EstimateWarning, stacklevel=3)
     if is_pandas(X) and X.ndim == 2:
         import pandas as pd
@@ -248,24 +253,45 @@ def conditional_test(
     permutations: Optional[int] = None,
     k_perm: Optional[int] = None,
     random_state: Any = None,
+    drop_constant: bool = _D["drop_constant"],
+    repeats: str = _D["repeats"],
+    critic: str = _D["critic"],
+    hidden: Union[int, Sequence[int]] = _D["hidden"],
+    embed: int = _D["embed"],
+    batch: int = _D["batch"],
+    steps: int = _D["steps"],
+    lr: float = _D["lr"],
+    weight_decay: float = _D["weight_decay"],
+    folds: int = _D["folds"],
+    transform: str = _D["transform"],
+    progress: Any = False,
 ) -> Any:
     """``mibound estimate --given`` on arrays: I(X; Y | Z) by each of ``estimators`` (``ksg`` or
-    ``ksg:k=K`` — Frenzel–Pompe —, ``gaussian``; default: both; or a neural lower bound such as
-    ``infonce``, by the chain rule I(X; (Y, Z)) − I(X; Z) with the library's default neural
-    settings, about half a minute of one core for 5000 rows of three columns, more on a busy
-    machine; Ctrl-C stops it) with 95 % intervals, and Runge (2018)'s local permutation test of
-    X ⊥ Y | Z (``permutations`` permutations of x within ``k_perm``-neighbourhoods of z;
-    defaults: the library's). A :class:`mibound.Comparison` with
-    ``dim_z``; its ``dependence_test.p_value`` is the test's p-value and ``significant`` whether
-    it is at most 0.05. Columns of ``z`` that look like class labels (few whole-number values) are
-    noted with a :class:`mibound.DataWarning`, as ``mibound estimate --given`` notes them; a
-    non-finite value of ``z`` is a ``ValueError`` naming its row and column."""
-    from . import Comparison
+    ``ksg:k=K`` — Frenzel–Pompe —, ``gaussian``; default (``auto``): both; or a neural lower
+    bound such as ``infonce``, by the chain rule I(X; (Y, Z)) − I(X; Z), trained with the
+    settings ``critic``, ``hidden``, ``embed``, ``batch``, ``steps``, ``lr``, ``weight_decay``,
+    ``folds``, ``transform`` as :func:`mibound.estimate` takes them — about half a minute of
+    one core for 5000 rows of three columns with the defaults; Ctrl-C stops it, ``progress``
+    shows it) with 95 % intervals, and Runge (2018)'s local permutation test of X ⊥ Y | Z
+    (``permutations`` permutations of x within ``k_perm``-neighbourhoods of z; defaults: the
+    library's). A :class:`mibound.Comparison` with ``dim_z``; its
+    ``dependence_test.p_value`` is the test's p-value and ``significant`` whether it is at most
+    0.05. The data rules are those of ``mibound estimate --given``, through the same library
+    call: a non-finite value is a ``ValueError`` naming its row and column, constant columns
+    are refused (or dropped with ``drop_constant=True``), copies of rows of x, z and y together
+    are left out (``repeats='keep'`` keeps them), and columns that look like class labels are
+    noted; each note is a :class:`mibound.DataWarning`."""
+    from . import Comparison, _options
 
-    if estimators is not None and not isinstance(estimators, str):
-        estimators = list(estimators)
-    zm, zn = _matrix(z, "z")
-    data = _native.conditional_test(_matrix(x, "x")[0], _matrix(y, "y")[0], zm, _seed(random_state), estimators,
-                                    permutations, k_perm, z_names=zn)
+    options = _options(_D["estimators"] if estimators is None else estimators, _seed(random_state), _D["unit"],
+                       critic, hidden, embed, batch, steps, lr, weight_decay, folds, transform, drop_constant,
+                       repeats=repeats)
+    (xm, xn), (ym, yn), (zm, zn) = _matrix(x, "x"), _matrix(y, "y"), _matrix(z, "z")
+    cb = _progress_callback(progress)
+    try:
+        data = _native.conditional_test(xm, ym, zm, options, permutations, k_perm, x_names=xn, y_names=yn,
+                                        z_names=zn, progress=cb)
+    finally:
+        _progress_finish(cb)
     warn_each(data.get("notes", []), DataWarning, stacklevel=3)
     return Comparison(data)

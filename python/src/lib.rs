@@ -13,14 +13,10 @@ use mibound::data::kinds::{DISCRETE_MAX_LEVELS, LabelColumns, detect_kinds};
 use mibound::data::rules;
 use mibound::error::Error;
 use mibound::estimators::classical::{
-    CiTestConfig, ConditionalSpec, DEFAULT_CONDITIONAL, DEFAULT_K, GIVEN_LABEL_HINT, ROSS_DEFAULT_K, TieNoise,
-    check_label_columns, feature_mi as lib_feature_mi, mi_matrix as lib_mi_matrix, reads_labels,
+    CiTestConfig, ConditionalSpec, DEFAULT_K, GIVEN_LABEL_HINT, ROSS_DEFAULT_K, TieNoise,
 };
-use mibound::estimators::neural::estimate_bounds;
-use mibound::estimators::{
-    CheckedSettings, Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit, apply_entropy_ceiling,
-    compare, compare_given, self_check_steps, training_steps,
-};
+use mibound::estimators::entry::{EstimateRequest, Features, FeaturesRequest, GivenRequest, Prepared};
+use mibound::estimators::{Comparison, DEFAULT_SEED, Estimate, EstimatorSpec, Options, Settings, Unit};
 use mibound::tasks::Parametric;
 use mibound::train::Progress;
 use nalgebra::{DMatrix, DMatrixView};
@@ -288,18 +284,12 @@ const OPTION_KEYS: [&str; 16] = [
     "discrete_y",
 ];
 
-/// The options of one estimate, read from the options object (a dict of [`OPTION_KEYS`]; a
-/// missing key takes the library's default, an unknown one is a `ValueError`).
+/// The options of one call, read from the options object (a dict of [`OPTION_KEYS`]; a
+/// missing key takes the library's default, an unknown one is a `ValueError`): the library's
+/// request ([`EstimateRequest`]) and the unit of the result.
 struct Call {
-    specs: Vec<EstimatorSpec>,
-    seed: u64,
+    request: EstimateRequest,
     unit: Unit,
-    settings: Settings,
-    rules: rules::Rules,
-    /// Label columns, as positions in the arrays given (before the data rules).
-    labels: LabelColumns,
-    /// Whether the headline's self-check runs too (its steps count in the progress).
-    selfcheck: bool,
 }
 
 impl Call {
@@ -315,32 +305,10 @@ impl Call {
             Some(e) => estimator_specs(&e)?,
             None => EstimatorSpec::defaults(),
         };
-        let int =
-            |k: &str, default: u64| -> PyResult<u64> { get(k)?.map_or(Ok(default), |v| count(k, v.extract::<i64>()?)) };
         let seed = get("seed")?.map_or(Ok(DEFAULT_SEED), |v| seed_of("seed", &v))?;
         let unit: Option<String> = get("unit")?.map(|v| v.extract()).transpose()?;
         let unit = Unit::from_options(unit.as_deref(), false).map_err(py_err)?;
-        let mut o = Options::default();
-        if let Some(c) = get("critic")? {
-            o.critic = c.extract()?;
-        }
-        if let Some(h) = get("hidden")? {
-            let widths: Vec<i64> = h.extract()?;
-            o.hidden = widths.into_iter().map(|w| count("hidden", w).map(|w| w as usize)).collect::<PyResult<_>>()?;
-        }
-        o.embed = int("embed", o.embed as u64)? as usize;
-        o.batch = int("batch", o.batch as u64)? as usize;
-        o.steps = int("steps", o.steps)?;
-        o.folds = int("folds", o.folds as u64)? as usize;
-        if let Some(v) = get("lr")? {
-            o.lr = v.extract()?;
-        }
-        if let Some(v) = get("weight_decay")? {
-            o.weight_decay = v.extract()?;
-        }
-        if let Some(v) = get("transform")? {
-            o.transform = v.extract()?;
-        }
+        let settings = settings_of(options)?;
         let drop_constant = get("drop_constant")?.map(|v| v.extract::<bool>()).transpose()?.unwrap_or_default();
         let repeats = match get("repeats")?.map(|v| v.extract::<String>()).transpose()? {
             None => rules::RepeatPolicy::default(),
@@ -352,35 +320,48 @@ impl Call {
             v.into_iter().map(|j| count(k, j).map(|j| j as usize)).collect()
         };
         let labels = LabelColumns { x: columns("discrete_x")?, y: columns("discrete_y")? };
-        let settings = o.settings(str::to_string).map_err(py_err)?;
         let rules = rules::Rules {
             drop_constant,
             drop_option: Some("drop_constant=True".into()),
             repeats,
             repeats_option: Some("repeats='keep'".into()),
-            // As the command line: only when nothing was declared and an estimator asked for
-            // reads values as numbers.
-            label_hint: (labels.is_empty() && specs.iter().any(|s| !reads_labels(s))).then(|| LABEL_HINT.into()),
+            // Used by the library only where nothing is declared and an estimator reads numbers.
+            label_hint: Some(LABEL_HINT.into()),
+            ..rules::Rules::default()
         };
-        Ok(Call { specs, seed, unit, settings, rules, labels, selfcheck: false })
+        let request = EstimateRequest { specs, settings, labels, rules, seed, ..EstimateRequest::default() };
+        Ok(Call { request, unit })
     }
+}
 
-    /// The settings for the columns the data rules kept: the declared labels moved to their
-    /// positions among them (a dropped constant column is no longer there), each estimator
-    /// checked against them (one that would read a label as a number is refused, as on the
-    /// command line).
-    fn settings_for(&self, kept: &rules::Checked, (dx, dy): (usize, usize)) -> Result<CheckedSettings, Error> {
-        let declared = self.labels.validate(dx, dy)?;
-        let at = |cols: &[usize], kept: &[usize]| -> Vec<usize> {
-            cols.iter().filter_map(|j| kept.iter().position(|k| k == j)).collect()
-        };
-        let labels = LabelColumns { x: at(&declared.x, &kept.x), y: at(&declared.y, &kept.y) };
-        check_label_columns(&self.specs, &labels, kept.x.len(), kept.y.len())?;
-        let mut settings = self.settings.clone();
-        settings.neural.labels = labels;
-        // Checked once, here, for everything the call runs.
-        settings.check()
+/// The neural settings of the options object, checked by the library's [`Options::settings`]
+/// with the options named as in Python.
+fn settings_of(options: &Bound<'_, PyDict>) -> PyResult<Settings> {
+    let get = |k: &str| options.get_item(k).map(|v| v.filter(|v| !v.is_none()));
+    let int =
+        |k: &str, default: u64| -> PyResult<u64> { get(k)?.map_or(Ok(default), |v| count(k, v.extract::<i64>()?)) };
+    let mut o = Options::default();
+    if let Some(c) = get("critic")? {
+        o.critic = c.extract()?;
     }
+    if let Some(h) = get("hidden")? {
+        let widths: Vec<i64> = h.extract()?;
+        o.hidden = widths.into_iter().map(|w| count("hidden", w).map(|w| w as usize)).collect::<PyResult<_>>()?;
+    }
+    o.embed = int("embed", o.embed as u64)? as usize;
+    o.batch = int("batch", o.batch as u64)? as usize;
+    o.steps = int("steps", o.steps)?;
+    o.folds = int("folds", o.folds as u64)? as usize;
+    if let Some(v) = get("lr")? {
+        o.lr = v.extract()?;
+    }
+    if let Some(v) = get("weight_decay")? {
+        o.weight_decay = v.extract()?;
+    }
+    if let Some(v) = get("transform")? {
+        o.transform = v.extract()?;
+    }
+    o.settings(str::to_string).map_err(py_err)
 }
 
 /// What `estimate` tells a user whose columns look like class labels (the command line says
@@ -410,82 +391,61 @@ fn defaults(py: Python<'_>) -> PyResult<PyObject> {
     Ok(ordered.into_any().unbind())
 }
 
-/// The data after the rules: the columns used (viewed in place when all are), their names and
-/// the notes.
-struct Data<'a> {
-    x: Matrix<'a>,
-    y: Matrix<'a>,
-    checked: rules::Checked,
+/// How the user knows the columns of one input: their names (a DataFrame's), and the levels of
+/// those of text read as categories (in the order of their codes), for messages.
+#[derive(Default)]
+struct Names {
+    names: Option<Vec<String>>,
+    levels: Option<Vec<Option<Vec<String>>>>,
 }
 
-fn apply_rules<'a>(
-    x: &'a Matrix<'a>,
-    y: &'a Matrix<'a>,
-    names: (Option<Vec<String>>, Option<Vec<String>>),
-    rules: &rules::Rules,
-) -> Result<Data<'a>, Error> {
-    let input = |m: &'a Matrix<'a>, n: &Option<Vec<String>>| match n {
-        Some(n) => rules::Input::named(m.view(), n),
-        None => rules::Input::new(m.view()),
-    };
-    let (ix, iy) = (input(x, &names.0), input(y, &names.1));
-    let checked = rules::check(&ix, &iy, rules).map_err(|problem| Error::Input { origin: Vec::new(), problem })?;
-    if checked.uses_all(&ix, &iy) {
-        return Ok(Data { x: Matrix::View(x.view()), y: Matrix::View(y.view()), checked });
+impl Names {
+    fn input<'a>(&self, m: DMatrixView<'a, f64>) -> rules::Input<'a> {
+        let input = match &self.names {
+            Some(n) => rules::Input::named(m, n),
+            None => rules::Input::new(m),
+        };
+        input.with_levels(self.levels.clone().unwrap_or_default())
     }
-    let (sx, sy) = checked.select(&ix, &iy);
-    Ok(Data { x: Matrix::Owned(sx), y: Matrix::Owned(sy), checked })
 }
 
 /// What the rules said, for the Python result: `notes` (code and message) and the names of the
 /// columns used.
 fn rules_json(c: &rules::Checked) -> serde_json::Value {
     let names = |cols: &[rules::Column]| cols.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
-    let notes: Vec<serde_json::Value> =
-        c.notes.iter().map(|n| serde_json::json!({"code": n.code(), "message": n.to_string()})).collect();
-    serde_json::json!({"notes": notes, "x_columns": names(&c.x_columns), "y_columns": names(&c.y_columns)})
+    serde_json::json!({"notes": notes_json(&c.notes), "x_columns": names(&c.x_columns), "y_columns": names(&c.y_columns)})
 }
 
-/// Runs `work` on the checked data with the GIL released, Ctrl-C and progress (see
-/// [`run_released`]); `total` is the training steps the progress callback counts to. `work` is
-/// given the options' estimators with `auto` resolved for these data, once (its block search
-/// is not repeated by the step count, `compare` and the self-check).
+/// The rules' notes as JSON objects (`code`, `message`).
+fn notes_json(notes: &[rules::Note]) -> Vec<serde_json::Value> {
+    notes.iter().map(|n| serde_json::json!({"code": n.code(), "message": n.to_string()})).collect()
+}
+
+/// Runs `work` on the request prepared by the library (the data rules, the labels, the
+/// settings checked, `auto` resolved: [`EstimateRequest::prepare`]) with the GIL released,
+/// Ctrl-C and progress (see [`run_released`]) over [`Prepared::steps`].
 fn run_on<T: Send>(
     py: Python<'_>,
     (x, y): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
-    names: (Option<Vec<String>>, Option<Vec<String>>),
-    call: &Call,
+    names: (Names, Names),
+    request: &EstimateRequest,
     progress: Option<PyObject>,
-    work: impl Fn(
-        DMatrixView<'_, f64>,
-        DMatrixView<'_, f64>,
-        &CheckedSettings,
-        &[EstimatorSpec],
-        &Interrupt,
-    ) -> mibound::error::Result<T>
-    + Sync,
+    work: impl Fn(&Prepared<'_>, &Interrupt) -> mibound::error::Result<T> + Sync,
 ) -> PyResult<(T, serde_json::Value)> {
     let (xi, yi) = (Input::extract("x", x)?, Input::extract("y", y)?);
     let (xm, ym) = (xi.matrix("x").map_err(py_err)?, yi.matrix("y").map_err(py_err)?);
-    let data = apply_rules(&xm, &ym, names, &call.rules).map_err(py_err)?;
-    let input_dims = (xm.view().ncols(), ym.view().ncols());
-    let settings = call.settings_for(&data.checked, input_dims).map_err(py_err)?;
-    let (xv, yv) = (data.x.view(), data.y.view());
-    let specs = EstimatorSpec::resolve_for(&call.specs, xv, yv, &settings.neural.labels);
-    let mut total = training_steps(&specs, &settings, xv, yv);
-    if call.selfcheck {
-        total += self_check_steps(&specs, &settings, xv, yv);
-    }
-    let mut reporter = Reporter { callback: progress, total, shown: u64::MAX };
+    let (ix, iy) = (names.0.input(xm.view()), names.1.input(ym.view()));
+    let prepared = request.prepare(&ix, &iy).map_err(py_err)?;
+    let mut reporter = Reporter { callback: progress, total: prepared.steps(), shown: u64::MAX };
     let interrupt = Interrupt::default();
     let out = run_released(py, &interrupt, &mut reporter, || {
         let started = std::time::Instant::now();
-        let r = work(xv, yv, &settings, &specs, &interrupt);
+        let r = work(&prepared, &interrupt);
         LAST_COMPARE_NANOS.store(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         r
     })?
     .map_err(py_err)?;
-    Ok((out, rules_json(&data.checked)))
+    Ok((out, rules_json(&prepared.checked)))
 }
 
 /// Adds the rules' fields (`notes`, `x_columns`, `y_columns`) to a JSON object.
@@ -500,8 +460,8 @@ fn with_rules(mut v: serde_json::Value, r: serde_json::Value) -> serde_json::Val
 /// --json` reports it (a dict), with the data rules' `notes` and the columns used; with
 /// `selfcheck`, the headline's self-consistency checks too (`mibound estimate --selfcheck`).
 #[pyfunction]
-#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None, selfcheck=false))]
-#[allow(clippy::too_many_arguments)] // the Python signature: data, options, names, progress, one flag
+#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None, selfcheck=false, x_levels=None, y_levels=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature: data, options, names, progress, one flag, levels
 fn estimate(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -511,16 +471,13 @@ fn estimate(
     y_names: Option<Vec<String>>,
     progress: Option<PyObject>,
     selfcheck: bool,
+    x_levels: Option<Vec<Option<Vec<String>>>>,
+    y_levels: Option<Vec<Option<Vec<String>>>>,
 ) -> PyResult<PyObject> {
-    let call = Call { selfcheck, ..Call::from_options(options)? };
-    let (c, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, specs, p| {
-        let c = compare(specs, settings, xv, yv, call.seed, Some(p as &dyn Progress))?;
-        if selfcheck {
-            c.with_self_check(specs, settings, (xv, yv), call.seed, Some(p as &dyn Progress))
-        } else {
-            Ok(c)
-        }
-    })?;
+    let mut call = Call::from_options(options)?;
+    call.request.selfcheck = selfcheck;
+    let names = (Names { names: x_names, levels: x_levels }, Names { names: y_names, levels: y_levels });
+    let (c, r) = run_on(py, (x, y), names, &call.request, progress, |p, i| p.compare(Some(i as &dyn Progress)))?;
     let c: Comparison = c;
     from_json(py, &with_rules(c.to_json(call.unit).map_err(py_err)?, r))
 }
@@ -530,7 +487,8 @@ fn estimate(
 /// the estimate as `estimate` reports each of its estimates, with `n_samples`, `dim_x`,
 /// `dim_y`, `unit`, the rules' `notes` and the columns used.
 #[pyfunction]
-#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None))]
+#[pyo3(signature = (x, y, options, x_names=None, y_names=None, progress=None, x_levels=None, y_levels=None))]
+#[allow(clippy::too_many_arguments)] // the Python signature: data, options, names, progress, levels
 fn estimate_one(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
@@ -539,27 +497,14 @@ fn estimate_one(
     x_names: Option<Vec<String>>,
     y_names: Option<Vec<String>>,
     progress: Option<PyObject>,
+    x_levels: Option<Vec<Option<Vec<String>>>>,
+    y_levels: Option<Vec<Option<Vec<String>>>>,
 ) -> PyResult<PyObject> {
     let call = Call::from_options(options)?;
-    let [spec] = call.specs[..] else {
-        let names: Vec<String> = call.specs.iter().map(|s| s.to_string()).collect();
-        return Err(py_err(Error::param("estimator", names.join(","), "name exactly one estimator")));
-    };
-    let (e, r) = run_on(py, (x, y), (x_names, y_names), &call, progress, |xv, yv, settings, specs, p| {
-        // `auto` is its headline for these data, as `Auto::estimate` chooses it (a neural one then
-        // trains with progress and Ctrl-C too).
-        let spec = if spec == EstimatorSpec::Auto { specs[0] } else { spec };
-        let mut e = match spec.bound() {
-            // A neural bound through the estimate `Neural::estimate` makes, with progress and Ctrl-C.
-            Some(b) => estimate_bounds(&[b], &settings.neural, xv, yv, call.seed, Some(p as &dyn Progress))?
-                .estimates
-                .remove(0),
-            None => spec.build(settings)?.estimate(xv, yv, call.seed)?,
-        };
-        // The labels' entropy ceiling, as `compare` checks it.
-        apply_entropy_ceiling(std::slice::from_mut(&mut e), xv, yv, &settings.neural.labels)?;
-        Ok(e)
-    })?;
+    // One estimator named, checked before the data are read.
+    call.request.single().map_err(py_err)?;
+    let names = (Names { names: x_names, levels: x_levels }, Names { names: y_names, levels: y_levels });
+    let (e, r) = run_on(py, (x, y), names, &call.request, progress, |p, i| p.single(Some(i as &dyn Progress)))?;
     let e: Estimate = e;
     let mut v = serde_json::to_value(&e).map_err(|err| PyRuntimeError::new_err(err.to_string()))?;
     let unit = call.unit;
@@ -678,19 +623,23 @@ fn released<T: Send>(py: Python<'_>, work: impl FnOnce() -> mibound::error::Resu
     run_released(py, &Interrupt::default(), &mut reporter, work)?.map_err(py_err)
 }
 
-fn kinds_of(discrete: &[bool]) -> Vec<VarKind> {
-    discrete.iter().map(|&d| if d { VarKind::Discrete } else { VarKind::Continuous }).collect()
-}
-
 /// `discrete_features="auto"`: the library's detection of label-like columns of `x` (whole
 /// numbers, at most `DISCRETE_MAX_LEVELS` values) — `(discrete mask, notes)`, one note per
-/// column assumed discrete, naming it by `x_names` when given.
+/// column assumed discrete, naming it by `x_names` when given. The columns `labels` (of text
+/// or pandas categories, coded) are labels by nature: neither detected nor noted.
 #[pyfunction]
-#[pyo3(signature = (x, x_names=None))]
-fn column_kinds(x: &Bound<'_, PyAny>, x_names: Option<Vec<String>>) -> PyResult<(Vec<bool>, Vec<String>)> {
+#[pyo3(signature = (x, x_names=None, labels=None))]
+fn column_kinds(
+    x: &Bound<'_, PyAny>,
+    x_names: Option<Vec<String>>,
+    labels: Option<Vec<usize>>,
+) -> PyResult<(Vec<bool>, Vec<String>)> {
     let input = Input::extract("X", x)?;
     let m = input.matrix("X").map_err(py_err)?;
-    let (kinds, mut notes) = detect_kinds(m.view(), "X", &[], DISCRETE_MAX_LEVELS);
+    let labels = labels.unwrap_or_default();
+    let declared: Vec<Option<VarKind>> =
+        (0..m.view().ncols()).map(|j| labels.contains(&j).then_some(VarKind::Discrete)).collect();
+    let (kinds, mut notes) = detect_kinds(m.view(), "X", &declared, DISCRETE_MAX_LEVELS);
     for n in &mut notes {
         if let Some(name) = x_names.as_ref().and_then(|names| names.get(n.column)) {
             n.name = name.clone();
@@ -700,11 +649,39 @@ fn column_kinds(x: &Bound<'_, PyAny>, x_names: Option<Vec<String>>) -> PyResult<
     Ok((kinds.iter().map(|&k| k == VarKind::Discrete).collect(), notes))
 }
 
+/// The request of Python's scikit-learn functions: every column's kind declared (`discrete`;
+/// "auto" is [`column_kinds`]'s, made before), constant columns kept (scikit-learn reads their
+/// MI as 0), copies of rows left out as every surface leaves them out, the noise draws given
+/// for every row (those of the rows kept are read).
+fn sklearn_request(discrete: &[bool], target: Option<VarKind>, k: i64, noise: TieNoise) -> PyResult<FeaturesRequest> {
+    let kind = |d: bool| if d { VarKind::Discrete } else { VarKind::Continuous };
+    Ok(FeaturesRequest {
+        rules: rules::Rules { keep_constant: true, ..rules::Rules::default() },
+        kinds: discrete.iter().map(|&d| Some(kind(d))).collect(),
+        detect: false,
+        target,
+        k: count("n_neighbors", k)? as usize,
+        noise,
+        origin: Default::default(),
+    })
+}
+
+/// The sentences of warnings and notes, for Python.
+type Said = (Vec<String>, Vec<String>);
+
+/// A result with the sentences of its warnings and of the data rules' notes.
+type WithSaid<T> = (T, Vec<String>, Vec<String>);
+
+fn said(f: &Features) -> Said {
+    (f.warnings.iter().map(|w| w.to_string()).collect(), f.checked.notes.iter().map(|n| n.to_string()).collect())
+}
+
 /// `mibound.mutual_info_regression` / `mutual_info_classif`: the library's per-feature MI
-/// (`estimators::classical::feature_mi`) of each column of `x` (kinds `discrete`) against `y`,
-/// with the tie-breaking noise draws handed over (`noise_x`: rows × continuous columns;
-/// `noise_y`: one per row for a continuous `y`), in nats, clipped at 0; and the sentences of
-/// the warnings about them (columns named by `x_names`).
+/// ([`FeaturesRequest::features`]: the data rules, then scikit-learn's estimators) of each
+/// column of `x` (kinds `discrete`) against `y`, with the tie-breaking noise draws handed over
+/// (`noise_x`: rows × continuous columns; `noise_y`: one per row for a continuous `y`), in
+/// nats, clipped at 0; and the sentences of the warnings about them and of the data rules'
+/// notes (columns named by `x_names`).
 #[pyfunction]
 #[pyo3(signature = (x, y, discrete, y_discrete, k, noise_x, noise_y=None, x_names=None))]
 #[allow(clippy::too_many_arguments)]
@@ -718,26 +695,25 @@ fn feature_mi<'py>(
     noise_x: &Bound<'py, PyAny>,
     noise_y: Option<&Bound<'py, PyAny>>,
     x_names: Option<Vec<String>>,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Vec<String>)> {
-    let k = count("n_neighbors", k)? as usize;
+) -> PyResult<WithSaid<Bound<'py, PyArray1<f64>>>> {
     let input = Input::extract("X", x)?;
     let m = input.matrix("X").map_err(py_err)?;
     let yv = column_vec("y", y)?;
     let ex = Input::extract("noise", noise_x)?.matrix("noise").map_err(py_err)?.view().into_owned();
     let ey = noise_y.map(|e| column_vec("noise", e)).transpose()?.unwrap_or_default();
-    let noise = TieNoise::Given { x: ex, y: ey };
     let y_kind = if y_discrete { VarKind::Discrete } else { VarKind::Continuous };
-    let kinds = kinds_of(&discrete);
-    let xv = m.view();
-    let names = x_names.unwrap_or_default();
-    let (mi, warnings) = released(py, || lib_feature_mi(xv, &kinds, &yv, y_kind, k, &noise, &names))?;
-    Ok((PyArray1::from_vec(py, mi), warnings.iter().map(|w| w.to_string()).collect()))
+    let request = sklearn_request(&discrete, Some(y_kind), k, TieNoise::Given { x: ex, y: ey })?;
+    let ym = DMatrix::from_column_slice(yv.len(), 1, &yv);
+    let (ix, iy) = (Names { names: x_names, levels: None }.input(m.view()), rules::Input::new(ym.as_view()));
+    let f = released(py, || request.features(&ix, &iy))?;
+    let (warnings, notes) = said(&f);
+    Ok((PyArray1::from_vec(py, f.mi.as_slice().to_vec()), warnings, notes))
 }
 
 /// `mibound.mi_matrix`: the library's symmetric matrix of MI between all columns of `x`
-/// (`estimators::classical::mi_matrix`; kinds `discrete`, noise draws `noise_x`: rows ×
-/// continuous columns), in nats, NaN on the diagonal; and the sentences of the warnings about
-/// it (columns named by `x_names`).
+/// ([`FeaturesRequest::matrix`]; kinds `discrete`, noise draws `noise_x`: rows × continuous
+/// columns), in nats, NaN on the diagonal; and the sentences of the warnings about it and of
+/// the data rules' notes (columns named by `x_names`).
 #[pyfunction]
 #[pyo3(signature = (x, discrete, k, noise_x, x_names=None))]
 fn mi_matrix<'py>(
@@ -747,17 +723,15 @@ fn mi_matrix<'py>(
     k: i64,
     noise_x: &Bound<'py, PyAny>,
     x_names: Option<Vec<String>>,
-) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<String>)> {
-    let k = count("n_neighbors", k)? as usize;
+) -> PyResult<WithSaid<Bound<'py, PyArray2<f64>>>> {
     let input = Input::extract("X", x)?;
     let m = input.matrix("X").map_err(py_err)?;
     let ex = Input::extract("noise", noise_x)?.matrix("noise").map_err(py_err)?.view().into_owned();
-    let noise = TieNoise::Given { x: ex, y: Vec::new() };
-    let kinds = kinds_of(&discrete);
-    let xv = m.view();
-    let names = x_names.unwrap_or_default();
-    let (out, warnings) = released(py, || lib_mi_matrix(xv, &kinds, k, &noise, &names))?;
-    Ok((to_numpy(py, &out)?, warnings.iter().map(|w| w.to_string()).collect()))
+    let request = sklearn_request(&discrete, None, k, TieNoise::Given { x: ex, y: Vec::new() })?;
+    let table = Names { names: x_names, levels: None }.input(m.view());
+    let f = released(py, || request.matrix(&table))?;
+    let (warnings, notes) = said(&f);
+    Ok((to_numpy(py, &f.mi)?, warnings, notes))
 }
 
 /// The three matrices of a conditional call.
@@ -791,31 +765,29 @@ fn conditional_mi(
     })
 }
 
-/// `mibound.conditional_test`: `mibound estimate --given` on arrays — each conditional
-/// estimator of `estimators` (default: the library's) with its interval and Runge's local
-/// permutation test (`permutations`, `k_perm`; default: the library's), as a dict of the
-/// command line's JSON with `dim_z`.
+/// `mibound.conditional_test`: `mibound estimate --given` on arrays, through the same entry
+/// point ([`GivenRequest`]): the data rules for x, y and z, each conditional estimator of the
+/// options' `estimators` (`auto`: the library's) with the options' settings, its interval and
+/// Runge's local permutation test (`permutations`, `k_perm`; default: the library's), as a
+/// dict of the command line's JSON with `dim_z`, the rules' notes and the columns used.
 #[pyfunction]
-#[pyo3(signature = (x, y, z, seed, estimators=None, permutations=None, k_perm=None, z_names=None))]
+#[pyo3(signature = (x, y, z, options, permutations=None, k_perm=None, x_names=None, y_names=None, z_names=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn conditional_test(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
     z: &Bound<'_, PyAny>,
-    seed: &Bound<'_, PyAny>,
-    estimators: Option<&Bound<'_, PyAny>>,
+    options: &Bound<'_, PyDict>,
     permutations: Option<i64>,
     k_perm: Option<i64>,
+    x_names: Option<Vec<String>>,
+    y_names: Option<Vec<String>>,
     z_names: Option<Vec<String>>,
+    progress: Option<PyObject>,
 ) -> PyResult<PyObject> {
-    let seed = seed_of("random_state", seed)?;
-    let specs: Vec<ConditionalSpec> = match estimators {
-        None => DEFAULT_CONDITIONAL.to_vec(),
-        Some(e) => {
-            estimator_specs(e)?.iter().map(ConditionalSpec::from_spec).collect::<Result<_, _>>().map_err(py_err)?
-        }
-    };
+    let call = Call::from_options(options)?;
+    let EstimateRequest { specs, settings, rules, seed, .. } = call.request;
     let mut test = CiTestConfig::default();
     if let Some(p) = permutations {
         test.permutations = count("permutations", p)? as usize;
@@ -823,32 +795,28 @@ fn conditional_test(
     if let Some(k) = k_perm {
         test.k_perm = count("k_perm", k)? as usize;
     }
+    let rules = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules };
+    let request = GivenRequest { specs, settings, test, rules, seed, origin: Default::default() };
     let inputs = [Input::extract("x", x)?, Input::extract("y", y)?, Input::extract("z", z)?];
     let [xm, ym, zm] = xyz(&inputs)?;
-    let (xv, yv, zv) = (xm.view(), ym.view(), zm.view());
-    // The data rules for z, as the command line's --given applies them (x and y are checked by
-    // the estimators): its sentences, columns named by z_names, label-like columns noted.
-    let iz = match &z_names {
-        Some(names) => rules::Input::named(zv, names),
-        None => rules::Input::new(zv),
-    };
-    let asked = rules::Rules { label_hint: Some(GIVEN_LABEL_HINT.into()), ..rules::Rules::default() };
-    let (kept, notes) = rules::check_given(&iz, xv.nrows(), &asked)
-        .map_err(|problem| py_err(Error::Input { origin: Vec::new(), problem }))?;
-    // Every column is kept: constant ones are refused (there is no option to drop them here).
-    debug_assert_eq!(kept.len(), zv.ncols());
-    // A neural bound trains with the library's default settings; Ctrl-C stops it.
-    let (settings, interrupt) = (Settings::default(), Interrupt::default());
-    let mut reporter = Reporter { callback: None, total: 0, shown: u64::MAX };
-    let c = run_released(py, &interrupt, &mut reporter, || {
-        compare_given(&specs, &settings, xv, yv, zv, &test, seed, Some(&interrupt as &dyn Progress))
-    })?
-    .map_err(py_err)?;
-    let notes: Vec<serde_json::Value> =
-        notes.iter().map(|n| serde_json::json!({"code": n.code(), "message": n.to_string()})).collect();
-    let z_columns: Vec<String> = iz.columns.iter().map(|c| c.name.clone()).collect();
-    let extra = serde_json::json!({"notes": notes, "z_columns": z_columns});
-    from_json(py, &with_rules(c.to_json(Unit::Nats).map_err(py_err)?, extra))
+    let named = |n: Option<Vec<String>>| Names { names: n, levels: None };
+    let (ix, iy, iz) =
+        (named(x_names).input(xm.view()), named(y_names).input(ym.view()), named(z_names).input(zm.view()));
+    let prepared = request.prepare(&ix, &iy, &iz).map_err(py_err)?;
+    let mut reporter = Reporter { callback: progress, total: prepared.steps(), shown: u64::MAX };
+    let interrupt = Interrupt::default();
+    let c = run_released(py, &interrupt, &mut reporter, || prepared.compare(Some(&interrupt as &dyn Progress)))?
+        .map_err(py_err)?;
+    let mut notes = notes_json(&prepared.checked.notes);
+    notes.extend(notes_json(&prepared.notes));
+    let names = |cols: &[rules::Column]| cols.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+    let extra = serde_json::json!({
+        "notes": notes,
+        "x_columns": names(&prepared.checked.x_columns),
+        "y_columns": names(&prepared.checked.y_columns),
+        "z_columns": names(&prepared.z_columns),
+    });
+    from_json(py, &with_rules(c.to_json(call.unit).map_err(py_err)?, extra))
 }
 
 /// Raises the exception that the library error of kind `kind` becomes (for the tests of the

@@ -66,3 +66,20 @@ def test_sample_and_feature_defaults_are_the_librarys():
         params = inspect.signature(f).parameters
         if "n_neighbors" in params:
             assert params["n_neighbors"].default == _native.CONDITIONAL_NEIGHBORS, f.__name__
+
+
+def test_one_list_of_estimator_names(cli):
+    """`mibound.ESTIMATORS` is the library's one list of estimator names: `mibound estimate
+    --help` prints the same list, and README.md's bullet names every family of it and no
+    other (tests/estimator_names.rs checks the command line's side)."""
+    from conftest import REPO, run_cli
+
+    _, help_text, _ = run_cli(cli, "estimate", "--help")
+    assert " ".join(mibound.ESTIMATORS.split()) in " ".join(help_text.split())
+    families = {n.split(":")[0].split("[")[0].split(" ")[0] for n in mibound.ESTIMATORS.split(", ")}
+    assert {"auto", "ksg-blocks", "flow-entropy"} <= families
+    readme = (REPO / "README.md").read_text()
+    bullet = readme[readme.index("- One `Estimator` interface"):]
+    bullet = bullet[: bullet.index("\n- ", 2)]
+    named = set(bullet.split("`")[1::2]) - {"Estimator", "mibound estimate --help", "mibound.ESTIMATORS"}
+    assert named == families

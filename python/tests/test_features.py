@@ -76,6 +76,20 @@ def test_string_labels_are_classes(mixed):
     assert np.array_equal(a, b)
 
 
+def test_text_columns_are_labels_without_a_note_of_integer_values(mixed):
+    """Under discrete_features="auto" a column of text is a label by nature: it is read as
+    categories, with no note that calls its codes "integer values" (issue #54's re-check)."""
+    pd = pytest.importorskip("pandas")
+    X, y, label = mixed
+    df = pd.DataFrame({"a": X[:, 0], "c": np.array(["u", "v", "w"])[X[:, 4].astype(int)]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a = mibound.mutual_info_regression(df, y, random_state=0)
+    assert [str(w.message) for w in caught] == []
+    b = mibound.mutual_info_regression(np.column_stack([X[:, 0], X[:, 4]]), y, discrete_features=[1], random_state=0)
+    assert np.array_equal(a, b)
+
+
 def test_auto_detects_integer_columns_and_says_so(mixed):
     X, y, _ = mixed
     with pytest.warns(mibound.DataWarning, match=r"column 4 \('4'\) of X has 3 distinct integer values"):

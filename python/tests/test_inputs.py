@@ -213,7 +213,7 @@ def test_huge_magnitudes_and_a_swamping_outlier():
                        mibound.mutual_info_regression(x, y, random_state=0), rtol=0, atol=1e-9)
     xo = x.copy()
     xo[5, 0] = 1e160
-    with pytest.warns(mibound.EstimateWarning, match=r"^column 0: after scaling by its standard deviation"):
+    with pytest.warns(mibound.EstimateWarning, match=r"^column 0 \('0'\): after scaling by its standard deviation"):
         mibound.mutual_info_regression(xo, y, random_state=0)
     with pytest.warns(mibound.EstimateWarning, match="more than half of the 300 rows"):
         mibound.mi_matrix(np.column_stack([x, y]), n_neighbors=160, random_state=0)

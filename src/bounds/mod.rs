@@ -326,9 +326,18 @@ pub enum BoundSpec {
     },
 }
 
+/// The names [`BoundSpec::parse`] accepts, written once: [`BoundSpec::NAMES`] and the list of
+/// every estimator (`crate::estimators::EstimatorSpec::NAMES`) are made of it.
+macro_rules! bound_names {
+    () => {
+        "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, js-shifted, smile[:tau|inf], interpolated[:alpha], club, club-sample, l1out, ba[:H(Y)]"
+    };
+}
+pub(crate) use bound_names;
+
 impl BoundSpec {
     /// The names accepted by [`BoundSpec::parse`].
-    pub const NAMES: &'static str = "infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, js-shifted, smile[:tau|inf], interpolated[:alpha], club, club-sample, l1out, ba[:H(Y)]";
+    pub const NAMES: &'static str = bound_names!();
 
     /// Parses `name[:parameter]` in the crate's name grammar ([`crate::names`]): a parameter is
     /// `key=value` or its bare value (`smile:5` = `smile:tau=5`). The keys: `tuba:log_baseline`,

@@ -19,8 +19,8 @@ pub fn bmi(sample: &Path, dim_x: usize, dim_y: usize, opts: &EstimateOpts) -> Re
     let cx: Vec<usize> = (0..dim_x).collect();
     let cy: Vec<usize> = (dim_x..dim_x + dim_y).collect();
     let ((vx, nx), (vy, ny)) = (t.select(sample, &cx)?, t.select(sample, &cy)?);
-    let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &t.lines };
-    let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &t.lines };
+    let ix = rules::Input { values: vx.as_view(), columns: nx, lines: &t.lines, levels: Vec::new() };
+    let iy = rules::Input { values: vy.as_view(), columns: ny, lines: &t.lines, levels: Vec::new() };
     rules::check(&ix, &iy, &rules::Rules::default())
         .map_err(|problem| Error::Input { origin: vec![sample.to_path_buf()], problem })?;
     let (specs, settings) = config(opts)?;

@@ -1,10 +1,12 @@
 //! `mibound demo`: the README's main job.
 
-use super::estimate::{Files, Output, Unit, config, load_xy, run_and_report};
+use super::estimate::{Output, Unit, config, run_and_report};
+use super::load::{Files, read};
 use super::sample::sample;
 use super::{EstimateOpts, InputOpts};
 use crate::data::{CorrelatedGaussian, Sampler};
 use crate::error::Result;
+use crate::estimators::entry::EstimateRequest;
 use std::path::Path;
 
 /// `mibound demo`: the README's main job.
@@ -16,14 +18,15 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
     );
     sample("gaussian", n, 20, 2.0, seed, out)?;
     let (xf, yf) = (out.join("x.npy"), out.join("y.npy"));
-    let (x, y) =
-        load_xy(&Files { x: &xf, y: Some(&yf), x_cols: None, y_cols: None, discrete: None }, &InputOpts::default())?;
-    let opts = EstimateOpts { seed, ..EstimateOpts::default() };
-    let cfg = config(&opts)?;
+    let input = InputOpts::default();
+    let read = read(&Files { x: &xf, y: Some(&yf), x_cols: None, y_cols: None, discrete: None }, &input)?;
+    let (specs, settings) = config(&EstimateOpts { seed, ..EstimateOpts::default() })?;
+    let request =
+        EstimateRequest { specs, settings, rules: input.rules(), seed, origin: read.origin(), ..Default::default() };
+    let (x, y) = read.inputs();
+    let prepared = request.prepare(&x, &y)?;
     // A training trace only where the default trains a critic (not where it sums KSG).
-    let trains = crate::estimators::EstimatorSpec::resolve_for(&cfg.0, x.as_view(), y.as_view(), &Default::default())
-        .iter()
-        .any(|s| s.bound().is_some());
+    let trains = prepared.specs.iter().any(|s| s.bound().is_some());
     let (csv, plot) = (out.join("trace.csv"), out.join("trace.png"));
     // Stale figures of an earlier run would read as this run's.
     for f in [&csv, &plot].into_iter().filter(|f| f.exists()) {
@@ -40,7 +43,7 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
     }
     let output =
         if trains { Output { trace: Some(&csv), plot: Some(&plot), ..Output::default() } } else { Output::default() };
-    let traced = run_and_report(&x, &y, &cfg, seed, Unit::Nats, output)?;
+    let traced = run_and_report(&prepared, Unit::Nats, output)?;
     let trace = if traced { format!(" Trace: {}", plot.display()) } else { String::new() };
     println!("\n  true MI: {:.3} nats.{trace}", task.true_mi());
     Ok(())

@@ -1,13 +1,15 @@
-//! `mibound matrix`: the symmetric matrix of MI between all columns of a table
-//! (`estimators::classical::features::mi_matrix`), as a table, JSON and a heat map.
+//! `mibound matrix`: the symmetric matrix of MI between all columns of a table, through the
+//! library's entry point ([`FeaturesRequest::matrix`]), as a table, JSON and a heat map.
 
 use super::InputOpts;
-use super::features::{Declared, print_notes, print_warnings};
+use super::kinds::{Declared, print_notes, print_warnings};
+use super::load::{read_table_noted, select_noted};
 use super::output::io_err;
 use crate::data::files::declared_columns;
 use crate::data::rules::{self, Column};
 use crate::error::{Error, Result};
-use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise, mi_matrix};
+use crate::estimators::classical::{ROSS_DEFAULT_K, TieNoise};
+use crate::estimators::entry::{FeaturesRequest, Origin};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -47,9 +49,9 @@ pub struct MatrixArgs {
 
 /// `mibound matrix`.
 pub fn matrix(a: &MatrixArgs) -> Result<()> {
-    let t = super::estimate::read_table_noted(&a.x, &a.input.csv()?)?;
+    let t = read_table_noted(&a.x, &a.input.csv()?)?;
     let cols = match &a.cols {
-        Some(s) => super::estimate::select_noted(&a.x, &t, s)?,
+        Some(s) => select_noted(&a.x, &t, s)?,
         None => (0..t.columns.len()).collect(),
     };
     if cols.len() < 2 {
@@ -57,41 +59,37 @@ pub fn matrix(a: &MatrixArgs) -> Result<()> {
     }
     let declared = a.discrete.as_deref().filter(|d| d.trim() != "none");
     let (values, columns) = t.select_labelled(&a.x, &cols, &declared_columns(&t, &cols, declared))?;
-    let input = rules::Input { values: values.as_view(), columns, lines: &t.lines };
+    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &columns.iter().collect::<Vec<_>>())?;
+    let kinds = columns.iter().map(|c| d.kind(c)).collect();
+    let input = rules::Input { values: values.as_view(), columns, lines: &t.lines, levels: t.levels_of(&cols) };
     // The data rules with the table as both sides: one column each is enough to check the
     // values; constant columns are refused (their MI with anything is 0, and KSG's scaling fails).
-    let asked = a.input.rules();
-    let checked =
-        rules::check(&input, &input, &asked).map_err(|problem| Error::Input { origin: vec![a.x.clone()], problem })?;
-    for note in &checked.notes {
+    let request = FeaturesRequest {
+        rules: a.input.rules(),
+        kinds,
+        detect: d.detect,
+        target: None,
+        k: a.k,
+        noise: TieNoise::Seeded(a.seed),
+        origin: Origin { x: Some(a.x.clone()), y: Some(a.x.clone()), z: None },
+    };
+    let f = request.matrix(&input)?;
+    for note in &f.checked.notes {
         eprintln!("note: {note}");
     }
-    let (m, _) = checked.select(&input, &input);
-    let columns: Vec<Column> = checked.x_columns;
-    let all: Vec<&Column> = columns.iter().collect();
-    let dropped: Vec<Column> = checked
-        .notes
-        .iter()
-        .flat_map(|n| match n {
-            rules::Note::DroppedConstant { x, .. } => x.iter().map(|c| c.column.clone()).collect(),
-            _ => Vec::new(),
-        })
-        .collect();
-    let d = Declared::new(a.discrete.as_deref(), a.continuous.as_deref(), &all, &dropped)?;
-    let (kinds, notes) = d.kinds(&m, "the table", &columns, d.detect);
-    print_notes(&notes);
-    let labels: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
-    let (mi, warnings) = mi_matrix(m.as_view(), &kinds, a.k, &TieNoise::Seeded(a.seed), &labels)?;
-    print_warnings(&warnings);
+    print_notes(&f.kind_notes);
+    let (mi, kinds, warnings) = (&f.mi, &f.kinds, &f.warnings);
+    print_warnings(warnings);
+    let labels: Vec<String> = f.checked.x_columns.iter().map(|c: &Column| c.name.clone()).collect();
     if let Some(p) = &a.plot {
-        crate::plot::heatmap(&labels, &mi, &format!("MI between columns (nats), k = {}", a.k), p)?;
+        crate::plot::heatmap(&labels, mi, &format!("MI between columns (nats), k = {}", a.k), p)?;
     }
     let out = if a.json {
         let rows: Vec<Vec<Option<f64>>> = (0..mi.nrows())
             .map(|i| (0..mi.ncols()).map(|j| Some(mi[(i, j)]).filter(|v| v.is_finite())).collect())
             .collect();
-        let warnings = serde_json::to_value(&warnings)
-            .map_err(|e| Error::Format { context: "JSON".into(), msg: e.to_string() })?;
+        let warnings =
+            serde_json::to_value(warnings).map_err(|e| Error::Format { context: "JSON".into(), msg: e.to_string() })?;
         serde_json::json!({ "columns": labels, "kinds": kinds, "k": a.k, "unit": "nats", "mi": rows, "warnings": warnings })
             .to_string()
             + "\n"

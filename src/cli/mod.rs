@@ -7,6 +7,8 @@ mod conditional;
 mod demo;
 mod estimate;
 mod features;
+mod kinds;
+mod load;
 mod matrix;
 mod optimal;
 mod output;
@@ -35,15 +37,16 @@ pub struct Cli {
 /// Training options shared by `estimate` and `bmi`.
 #[derive(Args, Debug, Clone)]
 pub struct EstimateOpts {
-    /// Estimators to run, comma-separated: neural bounds (infonce, nwj, js, js-shifted, dv,
-    /// mine, smile or smile:TAU, interpolated:ALPHA, l1out, club, club-sample, ba:H), classical
-    /// (ksg[:k=K], ksg-blocks[:k=K], gaussian, copula, binned) and flows (flow[:steps=N],
-    /// flow-entropy[:steps=N]). auto (the default) chooses by the data: KSG summed over blocks
-    /// where the columns fall into independent blocks of at most 4 dimensions; else KSG on
-    /// normal scores up to 4 joint dimensions and InfoNCE with KSG as its cross-check above. The
-    /// first lower bound is the headline estimate; KSG (or the copula) is its cross-check.
-    /// `--bounds` is an alias.
+    /// The estimators to run (the help text below lists `EstimatorSpec::NAMES`).
     #[arg(
+        help = concat!(
+            "Estimators to run, comma-separated, of: ",
+            crate::estimators::estimator_names!(),
+            ". auto (the default) chooses by the data: KSG summed over blocks where the columns fall into \
+             independent blocks of at most 4 dimensions; else KSG on normal scores up to 4 joint dimensions \
+             and InfoNCE with KSG as its cross-check above. The first lower bound is the headline estimate; \
+             KSG (or the copula) is its cross-check. `--bounds` is an alias."
+        ),
         long,
         alias = "bounds",
         alias = "estimator",
@@ -434,6 +437,7 @@ impl InputOpts {
     pub fn rules(&self) -> crate::data::rules::Rules {
         crate::data::rules::Rules {
             drop_constant: self.drop_constant,
+            keep_constant: false,
             drop_option: Some("--drop-constant".into()),
             repeats: crate::data::rules::RepeatPolicy::parse(&self.repeats).unwrap_or_default(),
             repeats_option: Some("--repeats keep".into()),
@@ -501,7 +505,7 @@ pub fn main() -> ExitCode {
             quiet,
             selfcheck,
         } => {
-            let files = estimate::Files {
+            let files = load::Files {
                 x: &x,
                 y: y.as_deref(),
                 x_cols: x_cols.as_deref(),

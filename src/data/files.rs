@@ -136,16 +136,28 @@ impl Table {
         }
         let mut values = self.values.select_columns(cols);
         for (k, &j) in cols.iter().enumerate() {
-            if let Some(t) = &self.text[j] {
-                let mut levels: Vec<&str> = t.cells.iter().map(String::as_str).collect();
-                levels.sort_unstable();
-                levels.dedup();
+            if let (Some(t), Some(levels)) = (&self.text[j], self.levels(j)) {
                 for (i, cell) in t.cells.iter().enumerate() {
-                    values[(i, k)] = levels.binary_search(&cell.as_str()).unwrap_or_default() as f64;
+                    values[(i, k)] = levels.binary_search(cell).unwrap_or_default() as f64;
                 }
             }
         }
         Ok((values, cols.iter().map(|&j| self.column(j)).collect()))
+    }
+
+    /// The levels of column `j` when it is held as text (else `None`): its distinct cells in
+    /// sorted (byte) order, the order of the codes [`Table::select_labelled`] gives them.
+    pub fn levels(&self, j: usize) -> Option<Vec<String>> {
+        let t = self.text.get(j)?.as_ref()?;
+        let mut levels = t.cells.clone();
+        levels.sort_unstable();
+        levels.dedup();
+        Some(levels)
+    }
+
+    /// [`Table::levels`] of each of the columns `cols`, for [`crate::data::rules::Input::levels`].
+    pub fn levels_of(&self, cols: &[usize]) -> Vec<Option<Vec<String>>> {
+        cols.iter().map(|&j| self.levels(j)).collect()
     }
 
     /// The cell of row `i`, column `j` as written, for a column held as text (else `None`):

@@ -55,13 +55,23 @@ pub struct Input<'a> {
     pub columns: Vec<Column>,
     /// For a CSV file, the 1-based line of each row; empty otherwise.
     pub lines: &'a [usize],
+    /// For each column of text read as categories (a label written as text, a pandas
+    /// category), its levels in the order of their codes `0, 1, 2, …`; `None` (or no entry)
+    /// for a column of numbers. Messages name such a column's values by their text.
+    pub levels: Vec<Option<Vec<String>>>,
 }
 
 impl<'a> Input<'a> {
     /// Values whose columns are named by their index (`'0'`, `'1'`, …), as a numpy array's.
     pub fn new(values: DMatrixView<'a, f64>) -> Self {
         let columns = (0..values.ncols()).map(|j| Column { index: j, name: j.to_string() }).collect();
-        Input { values, columns, lines: &[] }
+        Input { values, columns, lines: &[], levels: Vec::new() }
+    }
+
+    /// The same input with the levels of its columns of text ([`Input::levels`]).
+    pub fn with_levels(mut self, levels: Vec<Option<Vec<String>>>) -> Self {
+        self.levels = levels;
+        self
     }
 
     /// Values with column names; `names` must have one name per column (else the names are
@@ -86,6 +96,10 @@ impl<'a> Input<'a> {
 pub struct Rules {
     /// Drop constant columns (with a [`Note::DroppedConstant`]) instead of refusing them.
     pub drop_constant: bool,
+    /// Keep constant columns as they are, neither refused nor dropped (rule 4 off): where each
+    /// column is measured alone against a target, as scikit-learn's `mutual_info_regression`
+    /// does (Python's per-feature functions), a constant column's MI is 0, not an error.
+    pub keep_constant: bool,
     /// How the caller spells the option that drops them (`--drop-constant`,
     /// `drop_constant=True`), for the refusal's sentence; `None` where there is no such option.
     pub drop_option: Option<String>,
@@ -280,9 +294,12 @@ fn same_table(x: &Input<'_>, y: &Input<'_>) -> bool {
     std::ptr::eq(x.values.as_ptr(), y.values.as_ptr()) && x.values.shape() == y.values.shape() && x.columns == y.columns
 }
 
-/// Column `j` of `input`, constant, with its value.
+/// Column `j` of `input`, constant, with its value (and its text, for a column of text read as
+/// categories: every surface names it so).
 fn constant_column(input: &Input<'_>, j: usize) -> Constant {
-    Constant { column: input.columns[j].clone(), value: input.values[(0, j)], text: None }
+    let value = input.values[(0, j)];
+    let text = input.levels.get(j).and_then(Option::as_ref).and_then(|l| l.get(value as usize)).cloned();
+    Constant { column: input.columns[j].clone(), value, text }
 }
 
 /// Two columns of one input with the same name ([`InputError::DuplicateName`]).
@@ -300,7 +317,7 @@ pub fn check(x: &Input<'_>, y: &Input<'_>, rules: &Rules) -> Result<Checked, Inp
     check_values(x, y, MIN_ROWS)?;
     check_names(Side::X, x)?;
     check_names(Side::Y, y)?;
-    let (kx, ky) = (constant(x), constant(y));
+    let (kx, ky) = if rules.keep_constant { (Vec::new(), Vec::new()) } else { (constant(x), constant(y)) };
     let mut notes = Vec::new();
     if !kx.is_empty() || !ky.is_empty() {
         let describe = |k: &[usize], input: &Input<'_>| -> Vec<Constant> {

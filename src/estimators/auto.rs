@@ -89,8 +89,20 @@ impl Estimator for Auto {
     }
 
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
+        self.estimate_with_progress(x, y, seed, None)
+    }
+
+    /// The chosen estimator's estimate, forwarding `progress` (a neural headline trains with
+    /// it and stops when it says so).
+    fn estimate_with_progress(
+        &self,
+        x: DMatrixView<'_, f64>,
+        y: DMatrixView<'_, f64>,
+        seed: u64,
+        progress: Option<&dyn crate::train::Progress>,
+    ) -> Result<Estimate> {
         let headline = EstimatorSpec::auto_for(x, y, &self.settings.neural.labels)[0];
-        headline.build(&self.settings)?.estimate(x, y, seed)
+        headline.build(&self.settings)?.estimate_with_progress(x, y, seed, progress)
     }
 }
 

@@ -113,6 +113,8 @@ impl Comparison {
         }
         if let Some(obj) = v.as_object_mut() {
             obj.insert("unit".into(), unit.name().into());
+            // Which estimate is the headline, chosen here once for every surface.
+            obj.insert("headline".into(), self.headline_index().into());
         }
         Ok(v)
     }

@@ -39,6 +39,7 @@
 pub mod auto;
 pub mod classical;
 mod compare;
+pub mod entry;
 pub mod flow;
 pub mod marginal;
 pub mod neural;
@@ -56,6 +57,8 @@ pub use compare::{
 pub use marginal::MarginalTransform;
 pub use neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
+#[cfg(feature = "cli")]
+pub(crate) use spec::estimator_names;
 pub use spec::{
     CheckedSettings, DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, LOW_DIMENSION, Options, Settings, SettingsGuard,
 };

@@ -336,9 +336,36 @@ pub enum EstimatorSpec {
     },
 }
 
+/// Every estimator's name with its parameters, the one list that every surface reads: the
+/// neural bounds' ([`BoundSpec::NAMES`]), the classical ones' ([`super::classical::NAMES`])
+/// and the flows', after `auto`. [`EstimatorSpec::NAMES`] is this list; `mibound estimate
+/// --help` prints it, Python's `mibound.ESTIMATORS` is it, and README.md names every family
+/// of it (tests/estimator_names.rs, python/tests/test_defaults.py).
+macro_rules! estimator_names {
+    () => {
+        concat!(
+            "auto, ",
+            crate::bounds::bound_names!(),
+            ", ",
+            crate::estimators::classical::classical_names!(),
+            ", flow[:steps=N], flow-entropy[:steps=N]"
+        )
+    };
+}
+#[cfg(feature = "cli")]
+pub(crate) use estimator_names;
+
 impl EstimatorSpec {
-    /// Every family name with its parameters, for error messages and `--help`.
-    pub const NAMES: &'static str = "auto, infonce, nwj, tuba:<ln a>, dv, mine[:rate], js, js-shifted, smile[:tau|inf], interpolated[:alpha], l1out, club, club-sample, ba:<H(Y)>, ksg[:k=5][:variant=1|2][:margins=standard|normal], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5], flow[:steps=N], flow-entropy[:steps=N]";
+    /// Every family name with its parameters, for error messages and `--help`: the one list
+    /// of every estimator, made of the bounds' ([`BoundSpec::NAMES`]), the classical
+    /// estimators' ([`super::classical::NAMES`]) and the flows' lists, after `auto`.
+    pub const NAMES: &'static str = estimator_names!();
+
+    /// The family of each name of [`EstimatorSpec::NAMES`] (`auto`, `infonce`, …, `ksg-blocks`,
+    /// …, `flow-entropy`), in order.
+    pub fn families() -> Vec<&'static str> {
+        Self::NAMES.split(", ").map(|n| n.split([':', '[', ' ']).next().unwrap_or(n)).collect()
+    }
 
     /// Parses a name such as `infonce`, `smile:5` or `l1out`.
     pub fn parse(s: &str) -> Result<Self> {

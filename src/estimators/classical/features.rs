@@ -67,6 +67,21 @@ pub enum TieNoise {
     },
 }
 
+impl TieNoise {
+    /// The same noise for the rows `rows` (ascending) of the data it was made for: given
+    /// draws are those of the rows kept (the data rules may leave copies out); seeded noise
+    /// is drawn for the columns as they are.
+    pub fn rows(&self, rows: &[usize]) -> TieNoise {
+        match self {
+            TieNoise::Given { x, y } => TieNoise::Given {
+                x: x.select_rows(rows),
+                y: if y.is_empty() { Vec::new() } else { rows.iter().map(|&i| y[i]).collect() },
+            },
+            other => other.clone(),
+        }
+    }
+}
+
 /// One column made ready for many pairs.
 struct Column {
     values: Vec<f64>,

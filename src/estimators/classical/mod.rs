@@ -78,8 +78,17 @@ pub const DEFAULT_K: usize = 5;
 /// default `k`), blocks of at most that many dimensions.
 pub const HEADLINE_K: usize = 3;
 
+/// The classical names, written once: [`NAMES`] and the list of every estimator
+/// ([`crate::estimators::EstimatorSpec::NAMES`]) are made of it.
+macro_rules! classical_names {
+    () => {
+        "ksg[:k=5][:variant=1|2][:margins=standard|normal], ksg-blocks[:k=3], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5]"
+    };
+}
+pub(crate) use classical_names;
+
 /// The classical names, for error messages and `--help`.
-pub const NAMES: &str = "ksg[:k=5][:variant=1|2][:margins=standard|normal], ksg-blocks[:k=3], gaussian (cca), copula, binned[:bins=B], discrete[:correction=mm|none], ross[:k=3][:discrete=y|x], mixed-ksg[:k=5]";
+pub const NAMES: &str = classical_names!();
 
 /// Parses a classical estimator name. `None` when the family is not a classical one (the
 /// caller then tries the neural names); `Some(Err(..))` for a classical family with bad
