@@ -54,7 +54,7 @@ pub use compare::{
     Comparison, DEPENDENCE_LEVEL, Unit, apply_entropy_ceiling, compare, compare_given, self_check_steps, training_steps,
 };
 pub use marginal::MarginalTransform;
-pub use neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
+pub use neural::{Alternative, Candidates, Neural, NeuralConfig, ValidNeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
 pub use spec::{
     CheckedSettings, DEFAULT_ESTIMATORS, DEFAULT_SEED, EstimatorSpec, LOW_DIMENSION, Options, Settings, SettingsGuard,

@@ -3,7 +3,8 @@
 //! tests on, the batch sizes, how often validation is checked and which critics are trained
 //! for which bounds.
 
-use super::config::{LabelColumns, MAX_KNN_REFERENCE, NeuralConfig};
+use super::candidates::MAX_KNN_REFERENCE;
+use super::config::{LabelColumns, NeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::data::kinds::{MAX_LABEL_LEVELS, codes};
 use crate::error::{Error, Result};
@@ -52,15 +53,6 @@ pub(super) struct Plan {
     pub groups: Vec<CriticGroup>,
     /// Notes for every estimate (repeated rows, a lowered batch).
     pub notes: Vec<Warning>,
-}
-
-/// The training objective that trains a bound's critic: bounds with the same key share one.
-pub(crate) fn trainer_bound(b: &BoundSpec) -> BoundSpec {
-    match b {
-        BoundSpec::Smile { .. } | BoundSpec::JsShifted => BoundSpec::Js,
-        b if b.needs_log_density() => BoundSpec::Club,
-        b => *b,
-    }
 }
 
 /// The most training rows (fit and validation) a fold uses: a random subset of larger folds. A
@@ -222,7 +214,7 @@ fn subset_in_order(rows: &mut Vec<usize>, cap: usize, g: &mut dyn crate::rng::Rn
 fn groups(bounds: &[BoundSpec]) -> Vec<CriticGroup> {
     let mut groups: Vec<CriticGroup> = Vec::new();
     for (i, b) in bounds.iter().enumerate() {
-        let t = trainer_bound(b);
+        let t = b.trainer();
         match groups.iter_mut().find(|g| g.trainer == t) {
             Some(g) => g.members.push((i, *b)),
             None => groups.push(CriticGroup { trainer: t, members: vec![(i, *b)] }),
