@@ -94,13 +94,16 @@ fn sibling_uses(text: &str, siblings: &BTreeSet<String>) -> BTreeSet<String> {
     uses
 }
 
-/// The modules of `edges` (each module with the modules it uses) that lie on a cycle or lead
-/// into one: what is left after peeling off, again and again, the modules that use none left.
+/// The modules of `edges` (each module with the modules it uses) that lie on cycles (or between
+/// them): what is left after peeling off, again and again, the modules that use none left and
+/// those that none left uses.
 fn on_cycles(edges: &[(String, BTreeSet<String>)]) -> BTreeSet<String> {
     let mut left: BTreeSet<String> = edges.iter().map(|(n, _)| n.clone()).collect();
-    while let Some(leaf) = edges.iter().find(|(n, u)| left.contains(n) && u.is_disjoint(&left)).map(|(n, _)| n.clone())
-    {
-        left.remove(&leaf);
+    let peelable = |left: &BTreeSet<String>, (n, u): &(String, BTreeSet<String>)| {
+        left.contains(n) && (u.is_disjoint(left) || !edges.iter().any(|(m, v)| left.contains(m) && v.contains(n)))
+    };
+    while let Some((n, _)) = edges.iter().find(|e| peelable(&left, e)) {
+        left.remove(n);
     }
     left
 }

@@ -257,10 +257,14 @@ impl NeuralConfig {
 
     /// The most steps one fold takes to train `candidates` critics for one objective: every
     /// candidate to the end, or (with [`Candidates::pilot_steps`]) each for the pilot's steps
-    /// and the one kept to the end.
+    /// and the one kept on for the rest.
     pub(super) fn steps_per_fold(&self, candidates: usize) -> u64 {
         let (c, pilot) = (candidates as u64, self.candidates.pilot_steps);
-        if c > 1 && pilot > 0 && pilot < self.max_steps { (c - 1) * pilot + self.max_steps } else { c * self.max_steps }
+        if c > 1 && pilot > 0 && pilot < self.max_steps {
+            c * pilot + (self.max_steps - pilot)
+        } else {
+            c * self.max_steps
+        }
     }
 }
 

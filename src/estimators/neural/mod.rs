@@ -191,6 +191,8 @@ fn estimate_bounds_grouped(
 ) -> Result<NeuralRun> {
     let started = std::time::Instant::now();
     let plan = plan::plan(bounds, cfg, (x, y), group_y, seed)?;
+    // Before any work: the planned peak memory against the limit.
+    memory::check(cfg, &plan, (x.ncols(), y.ncols()))?;
     let cfg = &NeuralConfig { batch: plan.batch, ..NeuralConfig::clone(cfg) };
     let run_fold = |f: usize, only: Option<&[CandidateId]>| -> Result<Vec<fold::GroupOutcome>> {
         let data = fold_data::FoldData::new(cfg, &plan, (x, y), f, progress)?;

@@ -150,10 +150,7 @@ pub(super) fn plan(
     let folds = bounded_folds(&groups_of_rows, cfg, batch, seed, &mut notes);
     let min_test = folds.iter().map(|f| f.test.len()).min().unwrap_or(0);
     let eval_every = if cfg.eval_every == 0 { ((min_fit / batch) as u64).clamp(5, 100) } else { cfg.eval_every };
-    let plan =
-        Plan { folds, batch, eval_batch: cfg.eval_batch(batch, min_test), eval_every, groups: groups(bounds), notes };
-    super::memory::check(cfg, &plan, (x.ncols(), y.ncols()))?;
-    Ok(plan)
+    Ok(Plan { folds, batch, eval_batch: cfg.eval_batch(batch, min_test), eval_every, groups: groups(bounds), notes })
 }
 
 /// Each fold's rows from the folds' row groups: the rows outside it (at most a random
