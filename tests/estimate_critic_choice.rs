@@ -2,7 +2,7 @@
 //! the one with the highest validation objective (`Candidates::alternatives`). These tests
 //! make one candidate unable to learn — an L2 weight decay of 10 holds every weight at zero, so
 //! the critic stays the information-free one whose validation InfoNCE is 0 — and check that the
-//! other is kept in every fold, whichever position it has; and that keeping the configured
+//! other is kept in every fold, whichever id it has; and that keeping the configured
 //! critic gives exactly the number it gives alone (same seed).
 
 use mibound::critics::{Activation, CriticSpec, Similarity};
@@ -88,8 +88,8 @@ fn alternatives_are_checked_like_the_critic() {
 #[test]
 fn a_nearest_neighbour_critic_is_kept_when_it_validates_higher() {
     // Neither trained candidate can learn (weight decay 10): the nearest-neighbour candidate,
-    // which needs no training, validates higher and is kept in every fold; its index follows the
-    // two trained candidates'.
+    // which needs no training, validates higher and is kept in every fold; its id numbers on from
+    // the two trained candidates'.
     let mut s = settings(10.0, 10.0);
     s.neural.candidates.knn = vec![1.0];
     s.neural.candidates.walks.clear();
@@ -118,7 +118,8 @@ fn a_nearest_neighbour_critic_is_kept_when_it_validates_higher() {
 #[test]
 fn a_random_walk_critic_is_kept_when_it_validates_higher() {
     // As above, with random walks as the only critics that need no training: one of them is
-    // kept in every fold, its index after the two trained candidates, and the settings name it.
+    // kept in every fold, its id numbered on from the two trained candidates, and the settings
+    // name it.
     let mut s = settings(10.0, 10.0);
     s.neural.candidates.knn.clear();
     s.neural.candidates.walks = vec![2, 8];
@@ -146,7 +147,7 @@ fn a_critic_summed_over_blocks_is_kept_where_the_columns_fall_into_blocks() {
     // Two independent pairs of 8×8 digit images side by side (`digits_x2-0.3`, true MI 2.07
     // nats, 1000 rows; its constant pixels dropped): the pixels fall into two blocks, one per
     // pair. With the trained candidates unable to learn and two random walks as the critics
-    // that need no training, the walks summed over the blocks (positions 4 and 5: two trained,
+    // that need no training, the walks summed over the blocks (ids `Untrained(4 | 5)`: two trained,
     // the two walks on every column, then the same summed over blocks) validate higher than
     // the walks on every column, one of them is kept in every fold, and it reads higher on the
     // test rows: a walk on every column needs neighbours of the same classes in both pairs at
@@ -177,8 +178,9 @@ fn a_walk_on_the_coordinates_as_given_is_kept_where_normal_scores_inflate_noise(
     // carry noise 100 times smaller. Normal scores give the six the spread of the two, so a
     // distance mostly measures noise — as they give a digit image's rarely inked border pixels
     // the spread of its strokes. With the trained candidates unable to learn and two random
-    // walks as the critics that need no training, a walk on the coordinates as given (positions
-    // 4 and 5: two trained, the two walks on normal scores, then the same on the coordinates)
+    // walks as the critics that need no training, a walk on the coordinates as given (ids
+    // `Untrained(4 | 5)`: two trained, the two walks on normal scores, then the same on the
+    // coordinates)
     // validates higher, is kept in every fold (each fold choosing for itself), and reads higher
     // on the test rows.
     for seed in 0..3 {
@@ -287,7 +289,7 @@ fn on_shared_scale(seed: u64, squares: bool) -> (f64, Vec<CandidateId>) {
 
 #[test]
 fn a_candidate_on_the_squares_is_kept_where_the_information_is_in_the_magnitudes() {
-    // Two small trained candidates, each also on the squares (positions 2 and 3). Measured at
+    // Two small trained candidates, each also on the squares (ids `Trained(2 | 3)`). Measured at
     // seeds 0–4 (2026-11-28): without the squares 0.213–0.288, with them 0.343–0.405, a gain of
     // 0.107–0.130, and a candidate on the squares kept in every fold at every seed. The gain
     // asked for is half the smallest measured one.
@@ -316,7 +318,7 @@ fn rotated(n: usize, dim: usize, mi: f64, seed: u64) -> (DMatrix<f64>, DMatrix<f
 fn the_gaussian_critic_is_kept_where_many_weak_linear_dependences_carry_the_information() {
     // 16 + 16 dims, 2 nats spread over all 256 pairs of coordinates, 2000 rows: the small
     // trained candidates of `settings` reach a fraction of it in 300 steps; the closed-form
-    // Gaussian critic (position 2, after the two trained and no nearest-neighbour candidates)
+    // Gaussian critic (`Untrained(2)`, after the two trained and no nearest-neighbour candidates)
     // validates higher in the fold that chooses, and reads the truth but for the noise of a
     // covariance from 1440 fit rows. Measured at seeds 0–2 (2026-11-28): the trained candidates
     // alone 0.727–0.745, with the Gaussian 1.856–1.925, kept in every fold. Asked for: half the
