@@ -74,20 +74,8 @@ pub(super) fn best(
 fn build(fold: &FoldData, candidates: &[Candidate], chosen_elsewhere: bool) -> Result<Vec<(Candidate, Untrained)>> {
     let wants_blocks = candidates.iter().any(|c| matches!(c.kind, CandidateKind::Neighbours(n) if n.blocks()));
     let blocks = if wants_blocks { fold.blocks() } else { None };
-    let m = fold.rows.reference.len();
-    let mut sized: Vec<(&Candidate, usize, usize)> = Vec::new();
-    for c in candidates {
-        let CandidateKind::Neighbours(n) = c.kind else { continue };
-        let Some((k, steps)) = n.sized(m) else { continue };
-        let repeats = |&&(o, ok, os): &&(&Candidate, usize, usize)| {
-            let CandidateKind::Neighbours(on) = o.kind else { return false };
-            (ok, os, on.blocks(), on.given()) == (k, steps, n.blocks(), n.given())
-        };
-        let allowed = (!n.blocks() || blocks.is_some() || chosen_elsewhere) && (!n.given() || fold.has_given());
-        if allowed && !sized.iter().any(|s| repeats(&s)) {
-            sized.push((c, k, steps));
-        }
-    }
+    let (m, with) = (fold.rows.reference.len(), (blocks.is_some() || chosen_elsewhere, fold.has_given()));
+    let sized = sized_neighbours(candidates, m, with);
     let mut out = Vec::with_capacity(candidates.len());
     for (given, blocked) in NEIGHBOUR_KINDS {
         let kind: Vec<_> = sized.iter().filter(|(c, ..)| neighbour_kind(c) == Some((given, blocked))).collect();
@@ -115,6 +103,30 @@ fn build(fold: &FoldData, candidates: &[Candidate], chosen_elsewhere: bool) -> R
         return Err(Error::param("folds", fold.index + 1, why));
     }
     Ok(out)
+}
+
+/// The nearest-neighbour candidates of `candidates` a fold with `m` reference rows builds, with
+/// their `k` and walk steps ([`super::Neighbours::sized`]), in order: those its rows allow, summed
+/// over blocks only with `blocks` and on the coordinates as given only with `given`, each
+/// unless it repeats an earlier one.
+fn sized_neighbours(
+    candidates: &[Candidate],
+    m: usize,
+    (blocks, given): (bool, bool),
+) -> Vec<(&Candidate, usize, usize)> {
+    let mut sized: Vec<(&Candidate, usize, usize)> = Vec::new();
+    for c in candidates {
+        let CandidateKind::Neighbours(n) = c.kind else { continue };
+        let Some((k, steps)) = n.sized(m) else { continue };
+        let repeats = |&&(o, ok, os): &&(&Candidate, usize, usize)| {
+            let CandidateKind::Neighbours(on) = o.kind else { return false };
+            (ok, os, on.blocks(), on.given()) == (k, steps, n.blocks(), n.given())
+        };
+        if (!n.blocks() || blocks) && (!n.given() || given) && !sized.iter().any(|s| repeats(&s)) {
+            sized.push((c, k, steps));
+        }
+    }
+    sized
 }
 
 /// `(on the coordinates as given, summed over blocks)` of a nearest-neighbour candidate.
@@ -162,4 +174,46 @@ fn validate(fold: &FoldData, built: &mut [(Candidate, Untrained)], trainer: Boun
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::critics::{Activation, CriticSpec, Similarity};
+    use crate::estimators::neural::{CandidateId, Candidates};
+
+    #[test]
+    fn a_fold_builds_the_neighbour_candidates_its_rows_and_columns_allow() {
+        let critic = CriticSpec::Separable {
+            hidden: vec![8],
+            embed: 4,
+            activation: Activation::Relu,
+            similarity: Similarity::Dot,
+        };
+        let c = Candidates { knn: vec![1.0, 2.0], walks: vec![2, 8], squares: false, ..Candidates::default() };
+        let list = c.list(&critic, 0.0, false);
+        let built = |m: usize, with: (bool, bool)| -> Vec<(CandidateId, usize, usize)> {
+            sized_neighbours(&list, m, with).into_iter().map(|(c, k, steps)| (c.id, k, steps)).collect()
+        };
+        let u = CandidateId::Untrained;
+        // 3200 reference rows: k = 57 and 113 counted, the walks on 10 neighbours; the blocked
+        // ones (ids 7..11, after the 3 trained) only with blocks, those as given (11..19) only
+        // with the coordinates as given.
+        let whole = vec![(u(3), 57, 0), (u(4), 113, 0), (u(5), 10, 2), (u(6), 10, 8)];
+        assert_eq!(built(3200, (false, false)), whole);
+        let blocked: Vec<_> = whole.iter().map(|&(id, k, s)| (u(number(id) + 4), k, s)).collect();
+        assert_eq!(built(3200, (true, false)), [whole.clone(), blocked].concat());
+        assert_eq!(built(3200, (true, true)).len(), 16);
+        assert_eq!(built(3200, (true, true))[8].0, u(11));
+        // Above MAX_WALK_ROWS no walk; with 4 rows k = 2 and 4, walks on 3 neighbours.
+        assert_eq!(built(crate::estimators::neural::MAX_WALK_ROWS + 1, (false, false)).len(), 2);
+        assert_eq!(built(4, (false, false)), vec![(u(3), 2, 0), (u(4), 4, 0), (u(5), 3, 2), (u(6), 3, 8)]);
+        // One row: k = 1 once (the second factor repeats it), and no graph to walk on.
+        assert_eq!(built(1, (false, false)), vec![(u(3), 1, 0)]);
+    }
+
+    fn number(id: CandidateId) -> u32 {
+        let (CandidateId::Trained(n) | CandidateId::Untrained(n)) = id;
+        n
+    }
 }
