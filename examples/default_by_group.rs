@@ -9,7 +9,7 @@
 //!
 //! Neural options as the command line spells them (`--critic separable`, `--weight-decay 0.01`,
 //! `--hidden 256,256`),
-//! and `--pilot-steps N` ([`mibound::estimators::NeuralConfig::pilot_steps`]), may follow the half, to judge another default on the same pairs; the low-dimensional tasks,
+//! and `--pilot-steps N` ([`mibound::estimators::Candidates::pilot_steps`]), may follow the half, to judge another default on the same pairs; the low-dimensional tasks,
 //! whose headline is KSG and does not depend on them, are then skipped.
 //!
 //!     cargo run --release --example default_by_group -- tuning --critic separable
@@ -21,11 +21,12 @@
 //! dropped); its headline is then the reading judged and timed. `--seeds 0,1,2` (the default)
 //! names the sample seeds.
 //!
-//! A neural headline's line ends with the candidate each fold kept
-//! (`NeuralSettings::critic_chosen_per_fold`: 0 the configured critic, `1..=A` its alternatives
-//! (the two defaults with `--critic auto`, none with `--critic separable`), then the
-//! nearest-neighbour and random-walk critics), so two pilot lengths can be compared pair by
-//! pair: where they keep the same candidate, their values and intervals are the same.
+//! A neural headline's line ends with the id of the candidate each fold kept
+//! (`NeuralSettings::chosen_per_fold`: `Trained(0)` the configured critic, `Trained(1..=A)` its
+//! alternatives (the two defaults with `--critic auto`, none with `--critic separable`), then
+//! the same on the squares; `Untrained(..)` the nearest-neighbour, random-walk and Gaussian
+//! critics), so two pilot lengths can be compared pair by pair: where they keep the same
+//! candidate, their values and intervals are the same.
 //!
 //! The four `small_n-` tasks are left out (their point is their own sample size), as in the
 //! benchmark configurations of the halves (docs/tasks.md). About 15 minutes per half on two
@@ -109,8 +110,8 @@ fn main() {
     let neural_only = options != Options::default() || pilot_steps.is_some();
     let mut settings: Settings = options.settings(|f| format!("--{}", f.replace('_', "-"))).unwrap();
     if let Some(p) = pilot_steps {
-        // NeuralConfig::pilot_steps: every candidate critic trains p steps, then only the best.
-        settings.neural.pilot_steps = p;
+        // Candidates::pilot_steps: every candidate critic trains p steps, then only the best.
+        settings.neural.candidates.pilot_steps = p;
     }
     let auto = EstimatorSpec::Auto.build(&settings).unwrap();
     let ksg = EstimatorSpec::parse("ksg:k=5").unwrap().build(&settings).unwrap();
@@ -159,8 +160,9 @@ fn main() {
             // two runs with other protocols can be compared pair by pair.
             let kept = e
                 .as_ref()
-                .and_then(|e| e.settings.neural().map(|n| format!(" kept {:?}", n.critic_chosen_per_fold)))
-                .unwrap_or_default();
+                .and_then(|e| e.settings.neural())
+                .map(|n| n.chosen_per_fold.iter().map(|c| c.id).collect::<Vec<_>>());
+            let kept = kept.map(|k| format!(" kept {k:?}")).unwrap_or_default();
             let k = ksg.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
             let judged = headline.bound().is_none() || truth < ceiling;
             tally[g].record(d, k, truth, secs, judged);

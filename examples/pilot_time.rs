@@ -1,5 +1,5 @@
 //! Wall time of the InfoNCE estimate with the critic chosen after a pilot of `P` steps per
-//! candidate (`NeuralConfig::pilot_steps`), for each `P` given, on one data set at n = 5000:
+//! candidate (`Candidates::pilot_steps`), for each `P` given, on one data set at n = 5000:
 //! the numbers behind docs/results.md §8's pilot table. `demo` is the demo's 20 + 20-dim
 //! Gaussian with 2 nats; anything else is a task id.
 //!
@@ -24,7 +24,7 @@ fn main() {
     };
     for p in pilots {
         let mut s = Settings::default();
-        s.neural.pilot_steps = p;
+        s.neural.candidates.pilot_steps = p;
         let infonce = EstimatorSpec::parse("infonce").unwrap().build(&s).unwrap();
         let t = Instant::now();
         let e = infonce.estimate(x.as_view(), y.as_view(), seed).unwrap();
@@ -33,7 +33,7 @@ fn main() {
             e.value,
             t.elapsed().as_secs_f64(),
             e.diagnostics.steps.unwrap_or(0),
-            e.settings.neural().map(|s| &s.critic_chosen_per_fold)
+            e.settings.neural().map(|s| s.chosen_per_fold.iter().map(|c| c.id).collect::<Vec<_>>())
         );
     }
 }

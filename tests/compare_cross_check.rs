@@ -15,9 +15,9 @@ fn cross_check_warnings(estimators: &str) -> Vec<String> {
     let (x, y) = task.sample(1000, &mut rng(4));
     let mut settings = Settings::default();
     settings.neural.max_steps = 2;
-    settings.neural.knn.clear();
-    settings.neural.knn_walks.clear();
-    settings.neural.gaussian = false;
+    settings.neural.candidates.knn.clear();
+    settings.neural.candidates.walks.clear();
+    settings.neural.candidates.gaussian = false;
     let specs = EstimatorSpec::parse_list(estimators).unwrap();
     let c = compare(&specs, &settings, x.as_view(), y.as_view(), 0, None).unwrap();
     assert!(c.estimates[0].value < 0.5, "the barely trained bound read {}", c.estimates[0].value);

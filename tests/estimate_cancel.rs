@@ -68,7 +68,7 @@ fn a_progress_that_never_cancels_gives_the_same_numbers() {
     // (which chooses the critic: the configured one and the alternatives, each also on the
     // squares) and for the chosen critic on each of the other 4 folds.
     let total = settings(120).neural.max_training_steps(&[specs[0].bound().unwrap()]);
-    let candidates = 2 * (1 + Settings::default().neural.alternatives.len() as u64);
+    let candidates = 2 * (1 + Settings::default().neural.candidates.alternatives.len() as u64);
     assert_eq!(total, 120 * (candidates + 4));
     assert_eq!(p.steps.load(Ordering::Relaxed), total);
 }

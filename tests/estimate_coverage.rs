@@ -28,7 +28,7 @@ fn lower_bound_intervals_cover_the_estimators_mean() {
     let mut settings = Settings::default();
     settings.neural.batch = 128;
     settings.neural.max_steps = 300;
-    settings.neural.alternatives.clear();
+    settings.neural.candidates.alternatives.clear();
     let checked = settings.check().unwrap();
     let bounds: Vec<_> = specs.iter().map(|s| s.bound().unwrap()).collect();
     // The data sets in parallel (each estimate is a function of its seed alone): one estimate's

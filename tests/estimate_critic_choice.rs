@@ -1,12 +1,13 @@
 //! Each fold of a neural estimate trains the configured critic and its alternatives and keeps
-//! the one with the highest validation objective (`NeuralConfig::alternatives`). These tests
+//! the one with the highest validation objective (`Candidates::alternatives`). These tests
 //! make one candidate unable to learn — an L2 weight decay of 10 holds every weight at zero, so
 //! the critic stays the information-free one whose validation InfoNCE is 0 — and check that the
-//! other is kept in every fold, whichever position it has; and that keeping the configured
+//! other is kept in every fold, whichever id it has; and that keeping the configured
 //! critic gives exactly the number it gives alone (same seed).
 
 use mibound::critics::{Activation, CriticSpec, Similarity};
-use mibound::estimators::neural::Neighbours;
+use mibound::estimators::neural::CandidateId::{self, Trained, Untrained};
+use mibound::estimators::neural::{Neighbours, NeuralSettings};
 use mibound::estimators::{Alternative, EstimatorSpec, Settings, compare};
 use nalgebra::DMatrix;
 
@@ -24,68 +25,79 @@ fn settings(primary_decay: f64, alternative_decay: f64) -> Settings {
     s.neural.max_steps = 300;
     s.neural.critic = small(32);
     s.neural.adam.weight_decay = primary_decay;
-    s.neural.alternatives = vec![Alternative { critic: small(64), weight_decay: alternative_decay }];
+    s.neural.candidates.alternatives = vec![Alternative { critic: small(64), weight_decay: alternative_decay }];
     // The data's columns fall into blocks; the critics summed over them are the last test's.
-    s.neural.knn_blocks = false;
+    s.neural.candidates.blocks = false;
     // The candidates on the coordinates' squares and the nearest-neighbour candidates on the
     // coordinates as given are tests of their own below.
-    s.neural.squares = false;
-    s.neural.knn_given = false;
+    s.neural.candidates.squares = false;
+    s.neural.candidates.given = false;
     // So is the closed-form Gaussian candidate, which would read these Gaussian data best.
-    s.neural.gaussian = false;
+    s.neural.candidates.gaussian = false;
     s
 }
 
+/// The id of the candidate each fold kept.
+fn ids(used: &NeuralSettings) -> Vec<CandidateId> {
+    used.chosen_per_fold.iter().map(|c| c.id).collect()
+}
+
+/// The number of an id.
+fn number(id: CandidateId) -> usize {
+    let (Trained(n) | Untrained(n)) = id;
+    n as usize
+}
+
 /// (headline value, critic chosen per fold).
-fn run(s: &Settings) -> (f64, Vec<u64>) {
+fn run(s: &Settings) -> (f64, Vec<CandidateId>) {
     let (x, y) = data();
     let specs = EstimatorSpec::parse_list("infonce").unwrap();
     let c = compare(&specs, s, x.as_view(), y.as_view(), 0, None).unwrap();
     let e = &c.estimates[0];
-    let chosen = e.settings.neural().unwrap().critic_chosen_per_fold.iter().map(|&v| v as u64).collect();
+    let chosen = ids(e.settings.neural().unwrap());
     (e.value, chosen)
 }
 
 #[test]
 fn a_fold_keeps_the_candidate_that_validates_higher() {
     let (v_alt, chosen) = run(&settings(10.0, 0.0));
-    assert_eq!(chosen, [1, 1, 1, 1, 1], "the configured critic cannot learn; the alternative must be kept");
+    assert_eq!(chosen, [Trained(1); 5], "the configured critic cannot learn; the alternative must be kept");
     assert!(v_alt > 0.5, "the kept alternative learned nothing: {v_alt}");
 
     let (v_primary, chosen) = run(&settings(0.0, 10.0));
-    assert_eq!(chosen, [0, 0, 0, 0, 0], "the alternative cannot learn; the configured critic must be kept");
+    assert_eq!(chosen, [Trained(0); 5], "the alternative cannot learn; the configured critic must be kept");
     assert!(v_primary > 0.5, "the kept critic learned nothing: {v_primary}");
 
     // The configured critic alone, with the same seed: the same number to the bit.
     let mut alone = settings(0.0, 10.0);
-    alone.neural.alternatives.clear();
+    alone.neural.candidates.alternatives.clear();
     let (v_alone, chosen) = run(&alone);
-    assert_eq!(chosen, [0, 0, 0, 0, 0]);
+    assert_eq!(chosen, [Trained(0); 5]);
     assert_eq!(v_alone.to_bits(), v_primary.to_bits(), "alone {v_alone}, among candidates {v_primary}");
 }
 
 #[test]
 fn alternatives_are_checked_like_the_critic() {
     let mut s = Settings::default();
-    s.neural.alternatives = vec![Alternative { critic: small(0), weight_decay: 0.0 }];
+    s.neural.candidates.alternatives = vec![Alternative { critic: small(0), weight_decay: 0.0 }];
     assert!(s.neural.validate().is_err(), "a zero hidden width in an alternative must be refused");
-    s.neural.alternatives = vec![Alternative { critic: small(8), weight_decay: -1.0 }];
+    s.neural.candidates.alternatives = vec![Alternative { critic: small(8), weight_decay: -1.0 }];
     assert!(s.neural.validate().is_err(), "a negative weight decay in an alternative must be refused");
 }
 
 #[test]
 fn a_nearest_neighbour_critic_is_kept_when_it_validates_higher() {
     // Neither trained candidate can learn (weight decay 10): the nearest-neighbour candidate,
-    // which needs no training, validates higher and is kept in every fold; its index follows the
-    // two trained candidates'.
+    // which needs no training, validates higher and is kept in every fold; its id numbers on from
+    // the two trained candidates'.
     let mut s = settings(10.0, 10.0);
-    s.neural.knn = vec![1.0];
-    s.neural.knn_walks.clear();
+    s.neural.candidates.knn = vec![1.0];
+    s.neural.candidates.walks.clear();
     let (x, y) = data();
     let c = compare(&EstimatorSpec::parse_list("infonce").unwrap(), &s, x.as_view(), y.as_view(), 0, None).unwrap();
     let used = c.estimates[0].settings.neural().unwrap();
-    let (v, chosen) = (c.estimates[0].value, &used.critic_chosen_per_fold);
-    assert_eq!(chosen, &[2, 2, 2, 2, 2], "the nearest-neighbour critic must be kept");
+    let (v, chosen) = (c.estimates[0].value, ids(used));
+    assert_eq!(chosen, [Untrained(2); 5], "the nearest-neighbour critic must be kept");
     assert_eq!(
         used.nearest_neighbour_kept(),
         Some(Neighbours::Counted { factor: 1.0, blocks: false, given: false }),
@@ -95,30 +107,31 @@ fn a_nearest_neighbour_critic_is_kept_when_it_validates_higher() {
     assert!(v > KNN_FLOOR, "the nearest-neighbour critic read {v}");
     // Where a trained candidate wins, the nearest-neighbour candidate changes nothing.
     let mut s = settings(0.0, 10.0);
-    s.neural.knn_walks.clear();
+    s.neural.candidates.walks.clear();
     let (v_without, _) = run(&s);
-    s.neural.knn = vec![1.0];
+    s.neural.candidates.knn = vec![1.0];
     let (v_with, chosen) = run(&s);
-    assert_eq!(chosen, [0, 0, 0, 0, 0]);
+    assert_eq!(chosen, [Trained(0); 5]);
     assert_eq!(v_with.to_bits(), v_without.to_bits());
 }
 
 #[test]
 fn a_random_walk_critic_is_kept_when_it_validates_higher() {
     // As above, with random walks as the only critics that need no training: one of them is
-    // kept in every fold, its index after the two trained candidates, and the settings name it.
+    // kept in every fold, its id numbered on from the two trained candidates, and the settings
+    // name it.
     let mut s = settings(10.0, 10.0);
-    s.neural.knn.clear();
-    s.neural.knn_walks = vec![2, 8];
+    s.neural.candidates.knn.clear();
+    s.neural.candidates.walks = vec![2, 8];
     let (x, y) = data();
     let c = compare(&EstimatorSpec::parse_list("infonce").unwrap(), &s, x.as_view(), y.as_view(), 0, None).unwrap();
     let used = c.estimates[0].settings.neural().unwrap();
-    let (v, chosen) = (c.estimates[0].value, &used.critic_chosen_per_fold);
-    assert!(chosen.iter().all(|&c| c == chosen[0] && (2..4).contains(&c)), "a walk must be kept: {chosen:?}");
+    let (v, chosen) = (c.estimates[0].value, ids(used));
+    assert!(chosen.iter().all(|&c| c == chosen[0] && matches!(c, Untrained(2..=3))), "a walk must be kept: {chosen:?}");
     let kept = used.nearest_neighbour_kept();
     assert_eq!(
         kept,
-        Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 2], blocks: false, given: false }),
+        Some(Neighbours::Walk { steps: [2, 8][number(chosen[0]) - 2], blocks: false, given: false }),
         "the settings name the kept walk"
     );
     println!("random-walk critic ({}): {v:.3}", kept.unwrap());
@@ -134,7 +147,7 @@ fn a_critic_summed_over_blocks_is_kept_where_the_columns_fall_into_blocks() {
     // Two independent pairs of 8×8 digit images side by side (`digits_x2-0.3`, true MI 2.07
     // nats, 1000 rows; its constant pixels dropped): the pixels fall into two blocks, one per
     // pair. With the trained candidates unable to learn and two random walks as the critics
-    // that need no training, the walks summed over the blocks (positions 4 and 5: two trained,
+    // that need no training, the walks summed over the blocks (ids `Untrained(4 | 5)`: two trained,
     // the two walks on every column, then the same summed over blocks) validate higher than
     // the walks on every column, one of them is kept in every fold, and it reads higher on the
     // test rows: a walk on every column needs neighbours of the same classes in both pairs at
@@ -144,13 +157,16 @@ fn a_critic_summed_over_blocks_is_kept_where_the_columns_fall_into_blocks() {
     let (x, y) = (x.select_columns(&keep(&x)), y.select_columns(&keep(&y)));
     let mut s = walks_only();
     let run = |s: &Settings| walk_kept(s, &x, &y, 0);
-    s.neural.knn_blocks = true;
+    s.neural.candidates.blocks = true;
     let (v_blocks, chosen, kept) = run(&s);
-    assert!(chosen.iter().all(|&c| c == chosen[0] && (4..6).contains(&c)), "a blocked walk must be kept: {chosen:?}");
-    assert_eq!(kept, Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 4], blocks: true, given: false }));
-    s.neural.knn_blocks = false;
+    assert!(
+        chosen.iter().all(|&c| c == chosen[0] && matches!(c, Untrained(4..=5))),
+        "a blocked walk must be kept: {chosen:?}"
+    );
+    assert_eq!(kept, Some(Neighbours::Walk { steps: [2, 8][number(chosen[0]) - 4], blocks: true, given: false }));
+    s.neural.candidates.blocks = false;
     let (v_whole, chosen, _) = run(&s);
-    assert!(chosen.iter().all(|&c| (2..4).contains(&c)), "{chosen:?}");
+    assert!(chosen.iter().all(|&c| matches!(c, Untrained(2..=3))), "{chosen:?}");
     println!("walks on every column {v_whole:.3}, summed over the blocks {v_blocks:.3} (truth 2.07)");
     assert!(v_blocks > v_whole + 0.1, "summed over the blocks {v_blocks}, every column {v_whole}");
 }
@@ -162,24 +178,28 @@ fn a_walk_on_the_coordinates_as_given_is_kept_where_normal_scores_inflate_noise(
     // carry noise 100 times smaller. Normal scores give the six the spread of the two, so a
     // distance mostly measures noise — as they give a digit image's rarely inked border pixels
     // the spread of its strokes. With the trained candidates unable to learn and two random
-    // walks as the critics that need no training, a walk on the coordinates as given (positions
-    // 4 and 5: two trained, the two walks on normal scores, then the same on the coordinates)
+    // walks as the critics that need no training, a walk on the coordinates as given (ids
+    // `Untrained(4 | 5)`: two trained, the two walks on normal scores, then the same on the
+    // coordinates)
     // validates higher, is kept in every fold (each fold choosing for itself), and reads higher
     // on the test rows.
     for seed in 0..3 {
         let (x, y) = classes_with_quiet_noise(1000, seed);
         let mut s = walks_only();
-        s.neural.choose_once = false;
+        s.neural.candidates.choose_once = false;
         let run = |s: &Settings| walk_kept(s, &x, &y, seed);
-        s.neural.knn_given = true;
+        s.neural.candidates.given = true;
         let (v_given, chosen, kept) = run(&s);
-        assert!(chosen.iter().all(|c| (4..6).contains(c)), "a walk as given in every fold: {chosen:?}");
+        assert!(chosen.iter().all(|c| matches!(c, Untrained(4..=5))), "a walk as given in every fold: {chosen:?}");
         if chosen.iter().all(|&c| c == chosen[0]) {
-            assert_eq!(kept, Some(Neighbours::Walk { steps: [2, 8][chosen[0] - 4], blocks: false, given: true }));
+            assert_eq!(
+                kept,
+                Some(Neighbours::Walk { steps: [2, 8][number(chosen[0]) - 4], blocks: false, given: true })
+            );
         }
-        s.neural.knn_given = false;
+        s.neural.candidates.given = false;
         let (v_mapped, chosen, _) = run(&s);
-        assert!(chosen.iter().all(|&c| (2..4).contains(&c)), "{chosen:?}");
+        assert!(chosen.iter().all(|&c| matches!(c, Untrained(2..=3))), "{chosen:?}");
         println!("seed {seed}: walks on normal scores {v_mapped:.3}, on the coordinates {v_given:.3} (about 2.30)");
         assert!(v_given > v_mapped + GIVEN_GAIN, "seed {seed}: as given {v_given}, on normal scores {v_mapped}");
     }
@@ -189,17 +209,22 @@ fn a_walk_on_the_coordinates_as_given_is_kept_where_normal_scores_inflate_noise(
 /// as the only critics that need no training.
 fn walks_only() -> Settings {
     let mut s = settings(10.0, 10.0);
-    s.neural.knn.clear();
-    s.neural.knn_walks = vec![2, 8];
+    s.neural.candidates.knn.clear();
+    s.neural.candidates.walks = vec![2, 8];
     s
 }
 
 /// (headline value, candidate kept per fold, the nearest-neighbour critic every fold kept) of
 /// InfoNCE with `s` on `(x, y)`.
-fn walk_kept(s: &Settings, x: &DMatrix<f64>, y: &DMatrix<f64>, seed: u64) -> (f64, Vec<usize>, Option<Neighbours>) {
+fn walk_kept(
+    s: &Settings,
+    x: &DMatrix<f64>,
+    y: &DMatrix<f64>,
+    seed: u64,
+) -> (f64, Vec<CandidateId>, Option<Neighbours>) {
     let c = compare(&EstimatorSpec::parse_list("infonce").unwrap(), s, x.as_view(), y.as_view(), seed, None).unwrap();
     let used = c.estimates[0].settings.neural().unwrap();
-    (c.estimates[0].value, used.critic_chosen_per_fold.clone(), used.nearest_neighbour_kept())
+    (c.estimates[0].value, ids(used), used.nearest_neighbour_kept())
 }
 
 /// Half the smallest gain of the walks on the coordinates as given over those on normal scores
@@ -252,28 +277,28 @@ fn shared_scale(n: usize, seed: u64) -> (DMatrix<f64>, DMatrix<f64>) {
 
 /// (headline value, critic chosen per fold) of the small candidates of [`settings`] on
 /// [`shared_scale`] data, with and without the candidates on the squares.
-fn on_shared_scale(seed: u64, squares: bool) -> (f64, Vec<usize>) {
+fn on_shared_scale(seed: u64, squares: bool) -> (f64, Vec<CandidateId>) {
     let (x, y) = shared_scale(1000, seed);
     let mut s = settings(0.0, 0.0);
-    s.neural.squares = squares;
-    s.neural.knn.clear();
-    s.neural.knn_walks.clear();
+    s.neural.candidates.squares = squares;
+    s.neural.candidates.knn.clear();
+    s.neural.candidates.walks.clear();
     let c = compare(&EstimatorSpec::parse_list("infonce").unwrap(), &s, x.as_view(), y.as_view(), seed, None).unwrap();
-    (c.estimates[0].value, c.estimates[0].settings.neural().unwrap().critic_chosen_per_fold.clone())
+    (c.estimates[0].value, ids(c.estimates[0].settings.neural().unwrap()))
 }
 
 #[test]
 fn a_candidate_on_the_squares_is_kept_where_the_information_is_in_the_magnitudes() {
-    // Two small trained candidates, each also on the squares (positions 2 and 3). Measured at
+    // Two small trained candidates, each also on the squares (ids `Trained(2 | 3)`). Measured at
     // seeds 0–4 (2026-11-28): without the squares 0.213–0.288, with them 0.343–0.405, a gain of
     // 0.107–0.130, and a candidate on the squares kept in every fold at every seed. The gain
     // asked for is half the smallest measured one.
     for seed in 0..3 {
         let (plain, chosen) = on_shared_scale(seed, false);
-        assert!(chosen.iter().all(|&c| c < 2), "seed {seed}: without squares, {chosen:?}");
+        assert!(chosen.iter().all(|&c| matches!(c, Trained(0..=1))), "seed {seed}: without squares, {chosen:?}");
         let (squared, chosen) = on_shared_scale(seed, true);
         assert!(
-            chosen.iter().all(|&c| (2..4).contains(&c)),
+            chosen.iter().all(|&c| matches!(c, Trained(2..=3))),
             "seed {seed}: a squares candidate must be kept: {chosen:?}"
         );
         assert!(squared > plain + 0.05, "seed {seed}: with the squares {squared}, without {plain}");
@@ -293,7 +318,7 @@ fn rotated(n: usize, dim: usize, mi: f64, seed: u64) -> (DMatrix<f64>, DMatrix<f
 fn the_gaussian_critic_is_kept_where_many_weak_linear_dependences_carry_the_information() {
     // 16 + 16 dims, 2 nats spread over all 256 pairs of coordinates, 2000 rows: the small
     // trained candidates of `settings` reach a fraction of it in 300 steps; the closed-form
-    // Gaussian critic (position 2, after the two trained and no nearest-neighbour candidates)
+    // Gaussian critic (`Untrained(2)`, after the two trained and no nearest-neighbour candidates)
     // validates higher in the fold that chooses, and reads the truth but for the noise of a
     // covariance from 1440 fit rows. Measured at seeds 0–2 (2026-11-28): the trained candidates
     // alone 0.727–0.745, with the Gaussian 1.856–1.925, kept in every fold. Asked for: half the
@@ -302,16 +327,16 @@ fn the_gaussian_critic_is_kept_where_many_weak_linear_dependences_carry_the_info
     for seed in 0..3 {
         let (x, y) = rotated(2000, 16, 2.0, seed);
         let mut s = settings(0.0, 0.0);
-        s.neural.knn.clear();
-        s.neural.knn_walks.clear();
+        s.neural.candidates.knn.clear();
+        s.neural.candidates.walks.clear();
         let specs = EstimatorSpec::parse_list("infonce").unwrap();
         let trained = compare(&specs, &s, x.as_view(), y.as_view(), seed, None).unwrap().estimates[0].value;
-        s.neural.gaussian = true;
+        s.neural.candidates.gaussian = true;
         let c = compare(&specs, &s, x.as_view(), y.as_view(), seed, None).unwrap();
         let e = &c.estimates[0];
-        let chosen = &e.settings.neural().unwrap().critic_chosen_per_fold;
+        let chosen = ids(e.settings.neural().unwrap());
         eprintln!("seed {seed}: trained {trained:.3}, with the Gaussian {:.3} {chosen:?}", e.value);
-        assert_eq!(chosen, &[2, 2, 2, 2, 2], "seed {seed}");
+        assert_eq!(chosen, [Untrained(2); 5], "seed {seed}");
         assert!(e.value > trained + 0.55, "seed {seed}: {} against {trained}", e.value);
         assert!(e.value > 1.7 && e.value < 2.0 + 0.1, "seed {seed}: {}", e.value);
     }

@@ -53,7 +53,7 @@ fn too_few_rows_for_the_folds_get_advice_that_holds() {
     use mibound::estimators::EstimatorSpec;
     let task = CorrelatedGaussian::with_mi(1, 0.5).unwrap();
     let mut settings = Settings::default();
-    (settings.neural.max_steps, settings.neural.alternatives) = (5, Vec::new());
+    (settings.neural.max_steps, settings.neural.candidates.alternatives) = (5, Vec::new());
     let infonce = |n: usize, folds: usize| {
         let mut s = settings.clone();
         s.neural.folds = folds;
@@ -77,5 +77,44 @@ fn too_few_rows_for_the_folds_get_advice_that_holds() {
     }
     for folds in [4, 7] {
         assert!(infonce(15, folds).is_ok(), "{folds} folds");
+    }
+}
+
+/// A named critic (`--critic separable`, Python's `critic="separable"`: both read these
+/// options) is that critic alone: one candidate per fold, none beside it — where `auto`
+/// compares 39 (six trained, 32 nearest-neighbour and random-walk critics, the Gaussian).
+#[test]
+fn a_named_critic_runs_exactly_one_candidate() {
+    use mibound::bounds::BoundSpec;
+    use mibound::data::{CorrelatedGaussian, Sampler};
+    use mibound::estimators::EstimatorSpec;
+    use mibound::estimators::neural::{CandidateId, CandidateKind};
+    let settings = |critic: &str| {
+        let mut o = Options::default();
+        (o.critic, o.steps) = (critic.to_string(), 40);
+        o.settings(str::to_string).unwrap()
+    };
+    let (x, y) = CorrelatedGaussian::with_mi(2, 0.5).unwrap().sample(300, &mut mibound::rng::rng(0));
+    let infonce = |s: &Settings| {
+        EstimatorSpec::parse("infonce").unwrap().build(s).unwrap().estimate(x.as_view(), y.as_view(), 0).unwrap()
+    };
+    let auto = settings("auto");
+    assert_eq!(auto.neural.candidates_for(&BoundSpec::InfoNce).len(), 39);
+    // Six critics train in the first fold (each to the step limit: the pilot is longer).
+    let steps = infonce(&auto).diagnostics.steps.unwrap();
+    assert!(steps > 5 * 40, "auto: {steps} steps");
+    for critic in ["separable", "concat"] {
+        let s = settings(critic);
+        let listed = s.neural.candidates_for(&BoundSpec::InfoNce);
+        assert_eq!(listed.len(), 1, "{critic}: {listed:?}");
+        let e = infonce(&s);
+        let used = e.settings.neural().unwrap();
+        let configured = |c: &&mibound::estimators::neural::Candidate| {
+            c.id == CandidateId::Trained(0) && matches!(c.kind, CandidateKind::Trained { squares: false, .. })
+        };
+        assert!(used.chosen_per_fold.iter().all(|c| configured(&c)), "{critic}: {:?}", used.chosen_per_fold);
+        // One critic trained per fold, for at most the step limit.
+        let steps = e.diagnostics.steps.unwrap();
+        assert!(steps <= 5 * 40, "{critic}: {steps} steps");
     }
 }

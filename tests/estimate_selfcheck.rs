@@ -7,8 +7,8 @@ fn cheap() -> Settings {
     let mut s = Settings::default();
     s.neural.batch = 128;
     s.neural.max_steps = 300;
-    s.neural.alternatives.clear();
-    s.neural.squares = false;
+    s.neural.candidates.alternatives.clear();
+    s.neural.candidates.squares = false;
     s
 }
 

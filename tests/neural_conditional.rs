@@ -19,7 +19,7 @@ const N: usize = 2000;
 /// Short training: one critic per fold (no alternatives), 600 steps, batch 128.
 fn settings() -> Settings {
     let mut s = Settings::default();
-    s.neural.alternatives.clear();
+    s.neural.candidates.alternatives.clear();
     s.neural.max_steps = 600;
     s.neural.batch = 128;
     s

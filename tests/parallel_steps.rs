@@ -59,11 +59,11 @@ fn an_estimate_is_the_same_with_one_and_two_step_threads_and_as_before() {
         let mut s = Settings::default();
         (s.neural.batch, s.neural.max_steps) = (64, 600);
         if then {
-            (s.neural.squares, s.neural.patience) = (false, 200);
+            (s.neural.candidates.squares, s.neural.patience) = (false, 200);
         }
         s.neural.compute = Compute::with_threads(threads).unwrap();
         let e = compare(&specs, &s, x.as_view(), y.as_view(), 0, None).unwrap().estimates.remove(0);
-        let kept = e.settings.neural().unwrap().critic_chosen_per_fold.clone();
+        let kept: Vec<_> = e.settings.neural().unwrap().chosen_per_fold.iter().map(|c| c.id).collect();
         ([e.value, e.interval.low, e.interval.high], kept)
     };
     let bits = |v: &[f64; 3]| v.map(f64::to_bits);
@@ -73,7 +73,7 @@ fn an_estimate_is_the_same_with_one_and_two_step_threads_and_as_before() {
     assert_eq!(kept_one, kept_two);
     // With 4d961f4's settings, the three candidates of 4d961f4.
     let (one, kept) = run(1, true);
-    assert_eq!(kept, [0, 0, 0, 0, 0]);
+    assert_eq!(kept, [mibound::estimators::neural::CandidateId::Trained(0); 5]);
     assert!(one.iter().all(|v| v.is_finite()), "{one:?}");
     // Value and 95 % interval from the build of 4d961f4, the commit before the candidates ran
     // side by side (one thread per step, candidates in order, the neighbour candidates first):

@@ -438,6 +438,17 @@ impl BoundSpec {
         matches!(self, BoundSpec::Club | BoundSpec::ClubSample { .. } | BoundSpec::Loo | BoundSpec::Ba { .. })
     }
 
+    /// The objective that trains this bound's critic: bounds with the same trainer share one
+    /// critic (JS trains SMILE's and the shifted JS's; CLUB's conditional model serves every
+    /// bound that needs a log density).
+    pub fn trainer(&self) -> BoundSpec {
+        match self {
+            BoundSpec::Smile { .. } | BoundSpec::JsShifted => BoundSpec::Js,
+            b if b.needs_log_density() => BoundSpec::Club,
+            b => *b,
+        }
+    }
+
     /// Builds the bound for scalar type `T`.
     pub fn build<T: Real>(&self) -> Result<Box<dyn Bound<T>>> {
         self.validate()?;

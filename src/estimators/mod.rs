@@ -55,7 +55,7 @@ pub use compare::{
     Comparison, DEPENDENCE_LEVEL, Unit, apply_entropy_ceiling, compare, compare_given, self_check_steps, training_steps,
 };
 pub use marginal::MarginalTransform;
-pub use neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
+pub use neural::{Alternative, Candidates, Neural, NeuralConfig, ValidNeuralConfig};
 pub use selfcheck::{SelfCheck, self_check};
 #[cfg(feature = "cli")]
 pub(crate) use spec::estimator_names;

@@ -7,7 +7,7 @@
 //! same estimator.
 
 use super::Estimator;
-use super::neural::{Alternative, Neural, NeuralConfig, ValidNeuralConfig};
+use super::neural::{Candidates, Neural, NeuralConfig, ValidNeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::critics::{Activation, CriticSpec, Similarity};
 use crate::error::{Error, Result};
@@ -144,10 +144,11 @@ impl SettingsGuard for CheckedSettings {
 #[non_exhaustive]
 pub struct Options {
     /// Critic for the lower bounds: `auto` (a separable critic from `hidden`, `embed` and
-    /// `weight_decay`, and each fold also trains [`Alternative::defaults`], all three also on
-    /// the coordinates with their squares ([`NeuralConfig::squares`]), and keeps the one that
-    /// validates highest), or one critic alone: separable, cosine, bilinear, cpc, concat (or
-    /// any name [`CriticSpec::parse`] reads).
+    /// `weight_decay`, compared on every fold with the candidates of [`Candidates::default`] —
+    /// [`Alternative::defaults`](crate::estimators::Alternative::defaults), all three also on the coordinates with their squares, and the
+    /// nearest-neighbour, random-walk and Gaussian critics — keeping the one that validates
+    /// highest), or one critic alone, with no other candidate ([`Candidates::none`]):
+    /// separable, cosine, bilinear, cpc, concat (or any name [`CriticSpec::parse`] reads).
     pub critic: String,
     /// Hidden layer widths of the critics (and of the conditional model q(y|x)).
     pub hidden: Vec<usize>,
@@ -173,7 +174,7 @@ pub struct Options {
 impl Default for Options {
     /// The options that give [`Settings::default`], read from [`NeuralConfig::default`] (the
     /// defaults are written there only; the command line's and Python's read these): `auto`
-    /// stands for its separable critic with [`Alternative::defaults`] beside it.
+    /// stands for its separable critic with [`Alternative::defaults`](crate::estimators::Alternative::defaults) beside it.
     fn default() -> Self {
         let n = NeuralConfig::default();
         let CriticSpec::Separable { hidden, embed, .. } = n.critic else {
@@ -250,8 +251,8 @@ impl Options {
             folds: self.folds,
             patience: self.patience,
             transform: self.transform.parse()?,
-            alternatives: if self.critic == "auto" { Alternative::defaults() } else { Vec::new() },
-            squares: self.critic == "auto",
+            // `auto` compares the default candidates; a named critic is that critic alone.
+            candidates: if self.critic == "auto" { Candidates::default() } else { Candidates::none() },
             ..NeuralConfig::default()
         };
         Ok(Settings { neural })

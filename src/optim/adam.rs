@@ -88,11 +88,6 @@ impl<T: Real> Adam<T> {
         self.threads
     }
 
-    /// Multiplies the learning rate by `factor` (a schedule's decay).
-    pub fn scale_learning_rate(&mut self, factor: f64) {
-        self.config.lr *= factor;
-    }
-
     /// Steps taken.
     pub fn steps(&self) -> u64 {
         self.t

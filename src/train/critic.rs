@@ -76,11 +76,6 @@ impl<T: Real> Trainable<T> for CriticTrainer<'_, T> {
         Ok(evaluate_batches(self.step.critic.as_mut(), params, bounds, &d.x, &d.y, &v.batches)?[0].1)
     }
 
-    fn scale_learning_rate(&mut self, factor: f64) -> bool {
-        self.step.adam.scale_learning_rate(factor);
-        true
-    }
-
     fn save(&self) -> Result<serde_json::Value> {
         let st = State {
             adam: self.step.adam.clone(),

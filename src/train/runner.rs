@@ -36,12 +36,6 @@ pub trait Trainable<T: Real>: Send {
     fn restore(&mut self, _state: serde_json::Value) -> Result<()> {
         Err(Error::Format { context: "checkpoint".into(), msg: "this model cannot be checkpointed".into() })
     }
-
-    /// Multiplies the optimiser's learning rate by `factor` ([`PlateauDecay`]); `false` (the
-    /// default) when the model has no learning rate to lower, and the run stops instead.
-    fn scale_learning_rate(&mut self, _factor: f64) -> bool {
-        false
-    }
 }
 
 /// Sees every step of a run (and every validation check).
@@ -79,19 +73,6 @@ pub struct Validation {
     pub every: u64,
     /// Steps without a better validation objective before stopping.
     pub patience: u64,
-}
-
-/// On a validation plateau, lower the learning rate instead of stopping (PyTorch's
-/// `ReduceLROnPlateau`, with the parameters reset to the best validated ones first): when
-/// [`Validation::patience`] steps pass without improvement and fewer than `times` decays were
-/// made, the model's learning rate is multiplied by `factor` ([`Trainable::scale_learning_rate`])
-/// and patience counts again from that step; after the last decay a plateau stops the run.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlateauDecay {
-    /// The factor in (0, 1) the learning rate is multiplied by at each decay.
-    pub factor: f64,
-    /// Decays at most.
-    pub times: u32,
 }
 
 /// Where and how often to checkpoint.
@@ -199,15 +180,6 @@ struct Snapshot<T> {
     validations: Vec<(u64, f64)>,
     best: Option<Best<T>>,
     early: EarlyState,
-    #[serde(default)]
-    plateau: PlateauState,
-}
-
-/// The decays made so far ([`PlateauDecay`]) and the step patience counts from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-struct PlateauState {
-    decays: u32,
-    since: u64,
 }
 
 /// A run in progress between [`Runner::start`] and [`Runner::finish`]: what the loop carries
@@ -220,7 +192,6 @@ pub struct RunState<T> {
     validations: Vec<(u64, f64)>,
     best: Option<Best<T>>,
     early: EarlyState,
-    plateau: PlateauState,
     termination: Option<Termination>,
     seconds: f64,
 }
@@ -252,8 +223,6 @@ pub struct Runner<'o> {
     pub early_stop: Option<EarlyStop>,
     /// Resumable checkpoints, with a fingerprint of the configuration they belong to.
     pub checkpoint: Option<(CheckpointConfig, String)>,
-    /// Learning-rate decays on validation plateaus (with validation).
-    pub plateau: Option<PlateauDecay>,
     observers: Vec<Box<dyn Observer + 'o>>,
 }
 
@@ -261,7 +230,7 @@ impl<'o> Runner<'o> {
     /// A runner for at most `max_steps` steps, with no validation, early stopping, checkpoint
     /// or observer.
     pub fn new(max_steps: u64) -> Self {
-        Runner { max_steps, validation: None, early_stop: None, checkpoint: None, plateau: None, observers: Vec::new() }
+        Runner { max_steps, validation: None, early_stop: None, checkpoint: None, observers: Vec::new() }
     }
 
     /// Adds an observer.
@@ -279,12 +248,6 @@ impl<'o> Runner<'o> {
     /// Validation every `every` steps with `patience`.
     pub fn validate(mut self, v: Validation) -> Self {
         self.validation = Some(v);
-        self
-    }
-
-    /// Learning-rate decays on validation plateaus ([`PlateauDecay`]).
-    pub fn decay_on_plateau(mut self, d: PlateauDecay) -> Self {
-        self.plateau = Some(d);
         self
     }
 
@@ -321,7 +284,6 @@ impl<'o> Runner<'o> {
             validations: Vec::new(),
             best: None,
             early: EarlyState::default(),
-            plateau: PlateauState::default(),
             termination: None,
             seconds: 0.0,
         };
@@ -344,7 +306,6 @@ impl<'o> Runner<'o> {
                     state.validations = snap.validations;
                     state.best = snap.best;
                     state.early = snap.early;
-                    state.plateau = snap.plateau;
                     state.next_step = snap.next_step;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -436,15 +397,9 @@ impl<'o> Runner<'o> {
             }));
         }
         if let (Some(v), Some(b)) = (self.validation, &state.best)
-            && k + 1 >= b.step.max(state.plateau.since) + v.patience
+            && k + 1 >= b.step + v.patience
         {
-            match self.plateau {
-                Some(d) if state.plateau.decays < d.times && model.scale_learning_rate(d.factor) => {
-                    state.params.copy_from_slice(&b.params);
-                    state.plateau = PlateauState { decays: state.plateau.decays + 1, since: k + 1 };
-                }
-                _ => return Ok(Some(Termination::Patience { best_step: b.step })),
-            }
+            return Ok(Some(Termination::Patience { best_step: b.step }));
         }
         if let Some((ck, fingerprint)) = &self.checkpoint
             && (k + 1) % ck.every.max(1) == 0
@@ -459,7 +414,6 @@ impl<'o> Runner<'o> {
                 validations: state.validations.clone(),
                 best: state.best.clone(),
                 early: state.early.clone(),
-                plateau: state.plateau,
             };
             let text = serde_json::to_string(&snap).map_err(|e| Self::ck_err(&ck.path, e))?;
             // Write then rename: an interruption never leaves a half-written checkpoint.
@@ -585,61 +539,5 @@ impl Observer for ProgressCounter<'_> {
             self.pending = 0;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A scripted problem: each step moves the one parameter by the learning rate; validation
-    /// is `−(θ − 3.5)²`. Every number is exact in binary.
-    struct Walk {
-        lr: f64,
-        decays: Vec<f64>,
-    }
-
-    impl Trainable<f64> for Walk {
-        fn step(&mut self, params: &mut [f64], step: u64) -> Result<StepRecord> {
-            params[0] += self.lr;
-            Ok(StepRecord { step, value: 0.0, objective: 0.0, true_mi: None })
-        }
-        fn validate(&mut self, params: &[f64]) -> Result<f64> {
-            Ok(-(params[0] - 3.5).powi(2))
-        }
-        fn scale_learning_rate(&mut self, factor: f64) -> bool {
-            self.lr *= factor;
-            self.decays.push(factor);
-            true
-        }
-    }
-
-    fn run(plateau: Option<PlateauDecay>) -> (Outcome<f64>, Vec<f64>) {
-        let mut model = Walk { lr: 1.0, decays: Vec::new() };
-        let mut runner = Runner::new(100).validate(Validation { every: 1, patience: 2 });
-        runner.plateau = plateau;
-        let outcome = runner.run(&mut model, vec![0.0]).unwrap();
-        (outcome, model.decays)
-    }
-
-    #[test]
-    fn a_plateau_lowers_the_learning_rate_from_the_best_parameters_then_stops() {
-        // Without decays: θ = 0, 1, 2, 3 (−0.25, the best), 4 (−0.25, not better), 5 → stop.
-        let (plain, decays) = run(None);
-        assert_eq!((plain.params[0], plain.best_step), (3.0, Some(3)));
-        assert_eq!(plain.termination, Termination::Patience { best_step: 3 });
-        assert!(decays.is_empty());
-        // One decay by ¼ at step 5: back to θ = 3, then 3.25, 3.5 (0, the best, step 7), 3.75,
-        // 4 → patience counted from step 7 runs out at step 9, and no decay is left.
-        let (decayed, decays) = run(Some(PlateauDecay { factor: 0.25, times: 1 }));
-        assert_eq!(decays, vec![0.25]);
-        assert_eq!((decayed.params[0], decayed.best_step), (3.5, Some(7)));
-        assert_eq!(decayed.termination, Termination::Patience { best_step: 7 });
-        assert_eq!(decayed.records.len(), 9);
-        // A second decay at step 9 (patience from the decay at 5 and from the best at 7 both
-        // passed): θ back to 3.5, steps of 1/16 only move away; patience from step 9 ends it at 11.
-        let (twice, decays) = run(Some(PlateauDecay { factor: 0.25, times: 2 }));
-        assert_eq!(decays, vec![0.25, 0.25]);
-        assert_eq!((twice.params[0], twice.best_step, twice.records.len()), (3.5, Some(7), 11));
     }
 }

@@ -51,8 +51,6 @@ pub struct TrainStep<T: Real> {
     grads: Vec<T>,
     /// A learned log-baseline `ln a(y)` feeding the bound (TUBA, I_α), trained on the same steps.
     pub baseline: Option<super::baseline::LearnedBaseline<T>>,
-    /// Standard deviation of Gaussian noise added to each batch's inputs (0: none).
-    input_noise: f64,
 }
 
 impl<T: Real> TrainStep<T> {
@@ -80,15 +78,7 @@ impl<T: Real> TrainStep<T> {
             scratch: DMatrix::zeros(batch, batch),
             grads: vec![T::zero(); np],
             baseline: None,
-            input_noise: 0.0,
         }
-    }
-
-    /// Adds Gaussian noise of standard deviation `sigma` to every batch's inputs before the
-    /// critic sees them (a regulariser; `0` adds none and draws nothing).
-    pub fn with_input_noise(mut self, sigma: f64) -> Self {
-        self.input_noise = sigma;
-        self
     }
 
     /// Adds a learned log-baseline; an error if the bound takes none.
@@ -129,14 +119,6 @@ impl<T: Real> TrainStep<T> {
         step: u64,
     ) -> Result<StepRecord> {
         data.fill(step, rng, cursor, &mut self.x64, &mut self.y64);
-        if self.input_noise > 0.0 {
-            use rand_distr::{Distribution, StandardNormal};
-            let sigma = self.input_noise;
-            for v in self.x64.iter_mut().chain(self.y64.iter_mut()) {
-                let z: f64 = StandardNormal.sample(rng);
-                *v += sigma * z;
-            }
-        }
         self.x.zip_apply(&self.x64, |a, b| *a = T::of(b));
         self.y.zip_apply(&self.y64, |a, b| *a = T::of(b));
         self.critic.scores(params, &self.x, &self.y, &mut self.s)?;

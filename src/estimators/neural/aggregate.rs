@@ -2,9 +2,10 @@
 //! [`Estimate`]: their mean, a Nadeau–Bengio-corrected t-interval, the warnings of its folds and
 //! the settings that reproduce it.
 
-use super::config::{Alternative, LabelColumns, Neighbours, NeuralConfig, neighbour_candidates};
+use super::candidates::{Candidate, CandidateKind, Candidates, Neighbours};
+use super::config::{LabelColumns, NeuralConfig};
 use super::fold::GroupOutcome;
-use super::plan::{Plan, trainer_bound};
+use super::plan::Plan;
 use crate::bounds::{Bound, BoundSpec};
 use crate::critics::CriticSpec;
 use crate::error::{Error, Result};
@@ -25,7 +26,7 @@ pub(super) struct BoundFolds {
     /// Conditional models: log-likelihood gain over the marginal model, per fold.
     pub q_gain: Vec<f64>,
     /// The candidate each fold kept.
-    pub choices: Vec<usize>,
+    pub choices: Vec<Candidate>,
 }
 
 impl BoundFolds {
@@ -42,7 +43,7 @@ impl BoundFolds {
                     b.steps += o.steps;
                     b.diverged |= o.diverged;
                     b.q_gain.extend(o.q_gain);
-                    b.choices.push(o.choice);
+                    b.choices.push(o.choice.clone());
                 }
                 trace.extend(o.trace);
             }
@@ -61,18 +62,11 @@ pub struct NeuralSettings {
     pub trained_with: String,
     /// The configured critic.
     pub critic: CriticSpec,
-    /// The further candidates each fold trained.
-    pub alternatives: Vec<Alternative>,
-    /// Steps each candidate trained before the fold kept one (0: all to the end).
-    pub pilot_steps: u64,
-    /// Whether the trained candidates were trained a second time on the coordinates and their
-    /// squares ([`super::NeuralConfig::squares`]).
-    pub squares: bool,
-    /// The candidate each fold kept: 0 the configured critic, `1..=A` the alternatives, with
-    /// [`NeuralSettings::squares`] `A + 1..=2A + 1` the same on the squares too, then the
-    /// nearest-neighbour candidates in order ([`NeuralSettings::nearest_neighbour_kept`]), then
-    /// the Gaussian critic ([`NeuralSettings::gaussian`]).
-    pub critic_chosen_per_fold: Vec<usize>,
+    /// The candidates each fold compared beside it ([`Candidates::none`] for a conditional
+    /// model).
+    pub candidates: Candidates,
+    /// The candidate each fold kept.
+    pub chosen_per_fold: Vec<Candidate>,
     /// Training batch N.
     pub batch: usize,
     /// Rows per test batch (InfoNCE's N).
@@ -96,36 +90,40 @@ pub struct NeuralSettings {
     /// Columns read as class labels (one-hot); absent from the JSON when there are none.
     #[serde(skip_serializing_if = "LabelColumns::is_empty")]
     pub labels: LabelColumns,
-    /// The nearest-neighbour candidates' factors (`k = factor·√M` for M fit rows).
-    pub knn: Vec<f64>,
-    /// The random-walk candidates' steps (on the graphs of each fit row's
-    /// [`super::config::WALK_NEIGHBOURS`] nearest neighbours).
-    pub knn_walks: Vec<usize>,
-    /// Whether the nearest-neighbour candidates were compared again summed over blocks of
-    /// dependent columns (where a fold's columns fell into blocks).
-    pub knn_blocks: bool,
-    /// Whether the nearest-neighbour candidates were compared again on the coordinates as
-    /// given ([`super::NeuralConfig::knn_given`]; where the marginal map leaves them as given,
-    /// the folds skip these candidates, whose positions still count).
-    pub knn_given: bool,
-    /// Whether the closed-form Gaussian critic was a candidate ([`super::NeuralConfig::gaussian`];
-    /// its position in [`NeuralSettings::critic_chosen_per_fold`] follows every
-    /// nearest-neighbour candidate's).
-    pub gaussian: bool,
-    /// The noise added to training batches' inputs.
-    pub input_noise: f64,
 }
 
 impl NeuralSettings {
-    /// The nearest-neighbour critic every fold kept ([`NeuralSettings::critic_chosen_per_fold`]),
-    /// as the settings name it; `None` when a fold kept a trained critic or folds differ.
+    /// The settings of bound `spec`'s estimate with `cfg` as `plan` ran it, each fold having
+    /// kept `chosen`.
+    fn new(spec: &BoundSpec, cfg: &NeuralConfig, plan: &Plan, chosen: Vec<Candidate>, seed: u64) -> Result<Self> {
+        let trainer = spec.trainer();
+        let candidates = if trainer.needs_log_density() { Candidates::none() } else { cfg.candidates.clone() };
+        Ok(NeuralSettings {
+            bound: spec.to_string(),
+            trained_with: super::scoring::objective_bound(cfg, trainer)?.label(),
+            critic: cfg.critic_for(spec).clone(),
+            candidates,
+            chosen_per_fold: chosen,
+            batch: plan.batch,
+            eval_batch: plan.eval_batch,
+            max_steps: cfg.max_steps,
+            folds: cfg.folds,
+            eval_every: plan.eval_every,
+            patience: cfg.patience,
+            adam: cfg.adam.clone(),
+            transform: cfg.transform.to_string(),
+            seed,
+            backend: cfg.compute.backend.name(),
+            labels: cfg.labels.clone(),
+        })
+    }
+
+    /// The nearest-neighbour critic every fold kept ([`NeuralSettings::chosen_per_fold`]), as
+    /// the settings name it; `None` when a fold kept another critic or folds differ.
     pub fn nearest_neighbour_kept(&self) -> Option<Neighbours> {
-        let trained = (1 + self.alternatives.len()) * (1 + usize::from(self.squares));
-        let first = *self.critic_chosen_per_fold.first()?;
-        let kept = neighbour_candidates(&self.knn, &self.knn_walks, self.knn_blocks, self.knn_given)
-            .get(first.checked_sub(trained)?)
-            .copied()?;
-        self.critic_chosen_per_fold.iter().all(|&c| c == first).then_some(kept)
+        let first = self.chosen_per_fold.first()?;
+        let CandidateKind::Neighbours(kept) = first.kind else { return None };
+        self.chosen_per_fold.iter().all(|c| c == first).then_some(kept)
     }
 }
 
@@ -160,35 +158,7 @@ pub(super) fn estimate(
     let mut w: Vec<Warning> = plan.notes.iter().filter(capped).cloned().collect();
     w.extend(folds.warnings);
     w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan));
-    let alternatives = if cfg.critics_per_fold(spec) > 1 { cfg.alternatives.clone() } else { Vec::new() };
-    // A conditional model (an upper bound's q) has no untrained candidates.
-    let untrained_candidates = !trainer_bound(spec).needs_log_density();
-    let settings = NeuralSettings {
-        bound: spec.to_string(),
-        trained_with: super::fold::objective_bound(cfg, trainer_bound(spec))?.label(),
-        critic: cfg.critic_for(spec).clone(),
-        pilot_steps: if alternatives.is_empty() { 0 } else { cfg.pilot_steps },
-        alternatives,
-        squares: untrained_candidates && cfg.squares,
-        critic_chosen_per_fold: folds.choices,
-        batch: plan.batch,
-        eval_batch: plan.eval_batch,
-        max_steps: cfg.max_steps,
-        folds: cfg.folds,
-        eval_every: plan.eval_every,
-        patience: cfg.patience,
-        adam: cfg.adam.clone(),
-        transform: cfg.transform.to_string(),
-        seed,
-        backend: cfg.compute.backend.name(),
-        labels: cfg.labels.clone(),
-        knn: if untrained_candidates { cfg.knn.clone() } else { Vec::new() },
-        knn_walks: if untrained_candidates { cfg.knn_walks.clone() } else { Vec::new() },
-        knn_blocks: untrained_candidates && cfg.knn_blocks,
-        knn_given: untrained_candidates && cfg.knn_given,
-        gaussian: untrained_candidates && cfg.gaussian,
-        input_noise: cfg.input_noise,
-    };
+    let settings = NeuralSettings::new(spec, cfg, plan, folds.choices, seed)?;
     let diagnostics = Diagnostics {
         warnings: w,
         steps: Some(folds.steps),

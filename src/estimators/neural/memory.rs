@@ -8,7 +8,8 @@
 //! its nearest-neighbour searches. The data the caller passed is not counted: it exists already.
 //! So the planned peak grows linearly in the rows up to the caps and not at all beyond them.
 
-use super::config::{MAX_KNN_REFERENCE, NeuralConfig};
+use super::candidates::MAX_KNN_REFERENCE;
+use super::config::NeuralConfig;
 use super::plan::Plan;
 use crate::critics::CriticSpec;
 use crate::error::{Error, Result};
@@ -56,13 +57,14 @@ fn per_pair(critic: &CriticSpec) -> f64 {
 /// The planned peak of `plan` for `cfg` on data of `dims` columns.
 pub(super) fn planned(cfg: &NeuralConfig, plan: &Plan, (dx, dy): (usize, usize)) -> Planned {
     let threads = rayon::current_num_threads().max(1);
-    let folds_at_once = if cfg.choose_once { (cfg.folds - 1).max(1) } else { cfg.folds }.min(threads);
+    let folds_at_once = if cfg.candidates.choose_once { (cfg.folds - 1).max(1) } else { cfg.folds }.min(threads);
     let rows = plan.folds.iter().map(|f| f.fit.len() + f.val.len() + f.test.len()).max().unwrap_or(0) as f64;
     let width = (dx + dy) as f64;
-    let neighbours = !cfg.knn.is_empty() || !cfg.knn_walks.is_empty();
-    let given = cfg.knn_given && neighbours && cfg.transform != MarginalTransform::None;
+    let c = &cfg.candidates;
+    let neighbours = !c.knn.is_empty() || !c.walks.is_empty();
+    let given = c.given && neighbours && cfg.transform != MarginalTransform::None;
     // The rows as kept and as mapped, twice as wide with squares, and as given.
-    let copies = 2.0 + if cfg.squares { 2.0 } else { 0.0 } + if given { 1.0 } else { 0.0 };
+    let copies = 2.0 + if c.squares { 2.0 } else { 0.0 } + if given { 1.0 } else { 0.0 };
     let data = rows * width * 8.0 * copies;
     let max_test = plan.folds.iter().map(|f| f.test.len()).max().unwrap_or(0);
     let test_rows = match cfg.test_batch {
@@ -80,7 +82,7 @@ pub(super) fn planned(cfg: &NeuralConfig, plan: &Plan, (dx, dy): (usize, usize))
     let reference = plan.folds.iter().map(|f| f.reference.len()).max().unwrap_or(0).min(MAX_KNN_REFERENCE) as f64;
     let mut neighbour_bytes =
         if neighbours { 2.0 * KNN_QUERY_BLOCK as f64 * reference * 8.0 + reference * width * 8.0 } else { 0.0 };
-    if cfg.gaussian {
+    if c.gaussian {
         // Its reference rows side by side, and the covariance, its shrunk form, inverse and
         // factor.
         neighbour_bytes += 2.0 * reference * width * 8.0 + 5.0 * width * width * 8.0;
@@ -122,11 +124,11 @@ pub(super) fn check(cfg: &NeuralConfig, plan: &Plan, dims: (usize, usize)) -> Re
         format!("most of it is the training batches of {} rows; lower batch, or raise max_memory_mb", plan.batch)
     } else if largest == p.data {
         format!(
-            "most of it is each fold's copies of its rows ({} columns); estimate on fewer columns or rows, turn squares or knn_given off, or raise max_memory_mb",
+            "most of it is each fold's copies of its rows ({} columns); estimate on fewer columns or rows, turn candidates.squares or candidates.given off, or raise max_memory_mb",
             dims.0 + dims.1
         )
     } else {
-        "most of it is the untrained candidates (nearest-neighbour searches, the Gaussian critic's covariance); set knn and knn_walks empty or gaussian false, or raise max_memory_mb"
+        "most of it is the untrained candidates (nearest-neighbour searches, the Gaussian critic's covariance); set candidates.knn and candidates.walks empty or candidates.gaussian false, or raise max_memory_mb"
             .to_string()
     };
     Err(Error::Memory {

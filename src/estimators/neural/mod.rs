@@ -11,7 +11,7 @@
 //!    10 % of the training rows held back for validation: the runner keeps the parameters with
 //!    the best validation objective (checked once per epoch by default; training stops after
 //!    `patience` steps without improvement). The untrained, information-free critic is a
-//!    candidate too. With [`NeuralConfig::alternatives`] (by default two: deeper critics with
+//!    candidate too. With [`Candidates::alternatives`] (by default two: deeper critics with
 //!    weight decay, with ReLU and with softplus units), each fold also trains those critics
 //!    and keeps the one whose best validation objective is highest — chosen on the fold's
 //!    validation rows, so its test rows still see nothing of the choice.
@@ -42,18 +42,24 @@
 //! so a bound estimated alone ([`Neural`]) gives exactly the number it gives in company.
 
 mod aggregate;
+mod candidates;
 mod conditional;
 mod config;
 mod fold;
+mod fold_data;
 mod memory;
 mod plan;
+mod race;
+mod scoring;
+mod untrained;
 
 pub use aggregate::NeuralSettings;
-pub use conditional::conditional_estimate;
-pub use config::{
-    Alternative, BLOCK_LINK_Z, LabelColumns, MAX_BLOCK_COLUMNS, MAX_BLOCKS, MAX_KNN_REFERENCE, MAX_TEST_BATCH,
-    MAX_WALK_ROWS, Neighbours, NeuralConfig, STEP_THREADS, ValidNeuralConfig, WALK_NEIGHBOURS, whole_fold_batches,
+pub use candidates::{
+    Alternative, BLOCK_LINK_Z, Candidate, CandidateId, CandidateKind, Candidates, MAX_BLOCK_COLUMNS, MAX_BLOCKS,
+    MAX_KNN_REFERENCE, MAX_WALK_ROWS, Neighbours, WALK_NEIGHBOURS,
 };
+pub use conditional::conditional_estimate;
+pub use config::{LabelColumns, MAX_TEST_BATCH, NeuralConfig, STEP_THREADS, ValidNeuralConfig, whole_fold_batches};
 pub use plan::{MAX_TEST_ROWS, MAX_TRAINING_ROWS};
 
 use super::{Estimate, Estimator, Kind};
@@ -156,7 +162,7 @@ fn critic_seed(seed: u64, fold: usize, trainer: &BoundSpec) -> u64 {
 
 /// Estimates `I(X; Y)` with each of `bounds` (see the module docs), sharing critics between
 /// bounds with the same training objective: the plan (`plan::plan`), each fold trained and
-/// evaluated (`fold::Fold`; with [`NeuralConfig::choose_once`] the first fold chooses the
+/// evaluated (`fold::run_group`; with [`Candidates::choose_once`] the first fold chooses the
 /// critic, then the others run in parallel), then one estimate per bound
 /// (`aggregate::estimate`). `progress`, when given, is told the counts of training steps as
 /// they are taken (from several threads), and stops the run with
@@ -185,19 +191,21 @@ fn estimate_bounds_grouped(
 ) -> Result<NeuralRun> {
     let started = std::time::Instant::now();
     let plan = plan::plan(bounds, cfg, (x, y), group_y, seed)?;
+    // Before any work: the planned peak memory against the limit.
+    memory::check(cfg, &plan, (x.ncols(), y.ncols()))?;
     let cfg = &NeuralConfig { batch: plan.batch, ..NeuralConfig::clone(cfg) };
-    let run_fold = |f: usize, only: Option<&[usize]>| -> Result<Vec<fold::GroupOutcome>> {
-        let fold = fold::Fold::new(cfg, &plan, (x, y), f, progress)?;
+    let run_fold = |f: usize, only: Option<&[CandidateId]>| -> Result<Vec<fold::GroupOutcome>> {
+        let data = fold_data::FoldData::new(cfg, &plan, (x, y), f, progress)?;
         let seeded = |(i, g): (usize, &plan::CriticGroup)| {
-            fold.run_group(g, critic_seed(seed, f, &g.trainer), only.map(|o| o[i]))
+            fold::run_group(&data, g, critic_seed(seed, f, &g.trainer), only.map(|o| o[i]))
         };
         plan.groups.iter().enumerate().map(seeded).collect()
     };
-    let outcomes: Vec<Vec<fold::GroupOutcome>> = if cfg.choose_once {
+    let outcomes: Vec<Vec<fold::GroupOutcome>> = if cfg.candidates.choose_once {
         // The first fold chooses each group's critic (its candidates in parallel); the other
         // folds, in parallel, train only the chosen ones.
         let first = run_fold(0, None)?;
-        let chosen: Vec<usize> = first.iter().map(|o| o.choice).collect();
+        let chosen: Vec<CandidateId> = first.iter().map(|o| o.choice.id).collect();
         let rest = at_most_threads(1..cfg.folds, |f| run_fold(f, Some(&chosen)))?;
         std::iter::once(first).chain(rest).collect()
     } else {

@@ -3,7 +3,8 @@
 //! tests on, the batch sizes, how often validation is checked and which critics are trained
 //! for which bounds.
 
-use super::config::{LabelColumns, MAX_KNN_REFERENCE, NeuralConfig};
+use super::candidates::MAX_KNN_REFERENCE;
+use super::config::{LabelColumns, NeuralConfig};
 use crate::bounds::BoundSpec;
 use crate::data::kinds::{MAX_LABEL_LEVELS, codes};
 use crate::error::{Error, Result};
@@ -52,15 +53,6 @@ pub(super) struct Plan {
     pub groups: Vec<CriticGroup>,
     /// Notes for every estimate (repeated rows, a lowered batch).
     pub notes: Vec<Warning>,
-}
-
-/// The training objective that trains a bound's critic: bounds with the same key share one.
-pub(crate) fn trainer_bound(b: &BoundSpec) -> BoundSpec {
-    match b {
-        BoundSpec::Smile { .. } | BoundSpec::JsShifted => BoundSpec::Js,
-        b if b.needs_log_density() => BoundSpec::Club,
-        b => *b,
-    }
 }
 
 /// The most training rows (fit and validation) a fold uses: a random subset of larger folds. A
@@ -158,10 +150,7 @@ pub(super) fn plan(
     let folds = bounded_folds(&groups_of_rows, cfg, batch, seed, &mut notes);
     let min_test = folds.iter().map(|f| f.test.len()).min().unwrap_or(0);
     let eval_every = if cfg.eval_every == 0 { ((min_fit / batch) as u64).clamp(5, 100) } else { cfg.eval_every };
-    let plan =
-        Plan { folds, batch, eval_batch: cfg.eval_batch(batch, min_test), eval_every, groups: groups(bounds), notes };
-    super::memory::check(cfg, &plan, (x.ncols(), y.ncols()))?;
-    Ok(plan)
+    Ok(Plan { folds, batch, eval_batch: cfg.eval_batch(batch, min_test), eval_every, groups: groups(bounds), notes })
 }
 
 /// Each fold's rows from the folds' row groups: the rows outside it (at most a random
@@ -222,7 +211,7 @@ fn subset_in_order(rows: &mut Vec<usize>, cap: usize, g: &mut dyn crate::rng::Rn
 fn groups(bounds: &[BoundSpec]) -> Vec<CriticGroup> {
     let mut groups: Vec<CriticGroup> = Vec::new();
     for (i, b) in bounds.iter().enumerate() {
-        let t = trainer_bound(b);
+        let t = b.trainer();
         match groups.iter_mut().find(|g| g.trainer == t) {
             Some(g) => g.members.push((i, *b)),
             None => groups.push(CriticGroup { trainer: t, members: vec![(i, *b)] }),
