@@ -24,8 +24,6 @@ pub enum WarningCode {
     AtCeiling,
     /// Too few rows for the estimator or for its interval.
     FewRows,
-    /// Rows repeat: held-out rows are not new data.
-    RepeatedRows,
     /// An upper bound whose conditional model is too poor to bound anything here.
     InvalidUpperBound,
     /// A lower bound above an upper bound.

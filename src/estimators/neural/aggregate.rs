@@ -159,13 +159,16 @@ pub(super) fn estimate(
     w.extend(folds.warnings);
     w.extend(bound_warnings(spec, b.as_ref(), &folds.q_gain, mean, plan));
     let settings = NeuralSettings::new(spec, cfg, plan, folds.choices, seed)?;
-    let diagnostics = Diagnostics {
+    let mut diagnostics = Diagnostics {
         warnings: w,
         steps: Some(folds.steps),
         diverged: folds.diverged,
         folds: folds.values,
         ..Default::default()
     };
+    if plan.repeats > 0 {
+        diagnostics.values.insert("repeated_rows".into(), plan.repeats as f64);
+    }
     Ok(Estimate::new(
         spec.to_string(),
         b.label(),

@@ -51,8 +51,10 @@ pub(super) struct Plan {
     /// Steps between validation checks.
     pub eval_every: u64,
     pub groups: Vec<CriticGroup>,
-    /// Notes for every estimate (repeated rows, a lowered batch).
+    /// Notes for every estimate (a lowered batch).
     pub notes: Vec<Warning>,
+    /// Rows equal to an earlier row, kept in its fold.
+    pub repeats: usize,
 }
 
 /// The most training rows (fit and validation) a fold uses: a random subset of larger folds. A
@@ -122,13 +124,10 @@ pub(super) fn plan(
         });
     }
     let (groups_of_rows, repeats) = folds_by_groups(x, group_y, &cfg.labels, cfg.folds, seed);
+    // Identical rows share a fold, so a held-out row is never a copy of a training row: the
+    // count is reported with the estimate (`repeated_rows`), not warned of. Whether repeats are
+    // copies to drop is the data rules' question (`data::repeats`), asked on every surface.
     let mut notes = Vec::new();
-    if repeats > 0 {
-        let message = format!(
-            "{repeats} of the {n} rows repeat an earlier row exactly; identical rows are kept in the same fold"
-        );
-        notes.push(Warning::new(WarningCode::RepeatedRows, message).with("repeated_rows", repeats as f64));
-    }
     // The smallest fold's training part (90 % of the rows outside it) and test part.
     let min_test = groups_of_rows.iter().map(Vec::len).min().unwrap_or(0);
     let max_test = groups_of_rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -150,7 +149,15 @@ pub(super) fn plan(
     let folds = bounded_folds(&groups_of_rows, cfg, batch, seed, &mut notes);
     let min_test = folds.iter().map(|f| f.test.len()).min().unwrap_or(0);
     let eval_every = if cfg.eval_every == 0 { ((min_fit / batch) as u64).clamp(5, 100) } else { cfg.eval_every };
-    Ok(Plan { folds, batch, eval_batch: cfg.eval_batch(batch, min_test), eval_every, groups: groups(bounds), notes })
+    Ok(Plan {
+        folds,
+        batch,
+        eval_batch: cfg.eval_batch(batch, min_test),
+        eval_every,
+        groups: groups(bounds),
+        notes,
+        repeats,
+    })
 }
 
 /// Each fold's rows from the folds' row groups: the rows outside it (at most a random
