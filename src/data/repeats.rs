@@ -169,7 +169,7 @@ fn exact_repeats(columns: &[Vec<f64>], n: usize) -> (Vec<usize>, usize) {
     (first_of, repeats)
 }
 
-/// The fewest equal rows that can be an atom of the data's distribution ([`atom_repeats`]):
+/// The fewest equal rows that can be an atom of the data's distribution (the module docs):
 /// copies come a few times each (appended exports, oversampled classes; a bootstrap sample
 /// repeats a row 10 times or more with probability 1.1·10⁻⁷, Poisson(1)).
 pub const ATOM_ROWS: usize = 10;
