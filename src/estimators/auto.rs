@@ -49,11 +49,22 @@ impl EstimatorSpec {
     /// What `auto` stands for on these data: [`EstimatorSpec::auto_with_labels`]'s list, except
     /// where the columns fall into blocks that KSG reads well one by one
     /// ([`sums_blocks`]): then `ksg-blocks` alone.
+    ///
+    /// Where the blocks pass every test but the kernel test of their interaction (whose level,
+    /// 1 %, is also how often it rejects independent blocks), the neural plan's list gains
+    /// `ksg-blocks` beside its cross-check: a sum whose interval lies above the lower bound's
+    /// is then said ([`super::compare`]), as either the blocks interact or the bound is short.
     pub fn auto_for(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, labels: &LabelColumns) -> Vec<EstimatorSpec> {
-        if labels.is_empty() && sums_blocks(x, y) {
-            return vec![EstimatorSpec::KsgBlocks { k: HEADLINE_K }];
+        let verdict = if labels.is_empty() { blocks_verdict(x, y) } else { BlocksVerdict::NotFound };
+        let sum = EstimatorSpec::KsgBlocks { k: HEADLINE_K };
+        let mut specs = match verdict {
+            BlocksVerdict::Independent => return vec![sum],
+            _ => Self::auto_with_labels(x.ncols(), y.ncols(), labels),
+        };
+        if verdict == BlocksVerdict::Interacting && specs[0].bound().is_some() {
+            specs.push(sum);
         }
-        Self::auto_with_labels(x.ncols(), y.ncols(), labels)
+        specs
     }
 
     /// `specs` with every `auto` replaced by [`EstimatorSpec::auto_for`]'s list for these data
@@ -144,9 +155,27 @@ pub const BLOCKS_TEST_LEVEL: f64 = 0.01;
 /// dimension, to KSG on all columns). Chosen on the tuning half of the suite (docs/results.md,
 /// "Independent blocks: the sum").
 pub fn sums_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
+    blocks_verdict(x, y) == BlocksVerdict::Independent
+}
+
+/// What [`sums_blocks`]'s tests say of the columns' blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlocksVerdict {
+    /// No blocks that KSG reads well one by one (fewer than two, one too large, a column left
+    /// out, or Wilks' test rejects their independence).
+    NotFound,
+    /// Such blocks, and every test says they are independent: `auto` sums over them.
+    Independent,
+    /// Such blocks, which every test but the kernel test of their interaction says are
+    /// independent.
+    Interacting,
+}
+
+/// [`sums_blocks`]'s tests, with which of them failed ([`BlocksVerdict`]).
+pub fn blocks_verdict(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> BlocksVerdict {
     let d = x.ncols() + y.ncols();
     if d > MAX_BLOCK_SEARCH || x.nrows() != y.nrows() || x.nrows() < 2 * (HEADLINE_K + 1) {
-        return false;
+        return BlocksVerdict::NotFound;
     }
     // Evenly spaced rows of larger data: the search ranks every column and its square (1.5 GB
     // at 10⁶ rows of 64 columns), and 20000 rows resolve any correlation that matters here.
@@ -161,10 +190,16 @@ pub fn sums_blocks(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
     };
     let (xs, ys) = (xs.as_view(), ys.as_view());
     let found = independent_blocks(xs, ys, BLOCK_LINK_Z);
-    found.blocks.len() >= 2
+    let readable = found.blocks.len() >= 2
         && found.blocks.iter().all(|b| b.0.len() + b.1.len() <= super::LOW_DIMENSION)
         && found.left_out.0.is_empty()
         && found.left_out.1.is_empty()
-        && blocks_independence_p(xs, ys, &found.blocks) >= BLOCKS_TEST_LEVEL
-        && blocks_interaction_p(xs, ys, &found.blocks) > BLOCKS_TEST_LEVEL
+        && blocks_independence_p(xs, ys, &found.blocks) >= BLOCKS_TEST_LEVEL;
+    if !readable {
+        BlocksVerdict::NotFound
+    } else if blocks_interaction_p(xs, ys, &found.blocks) > BLOCKS_TEST_LEVEL {
+        BlocksVerdict::Independent
+    } else {
+        BlocksVerdict::Interacting
+    }
 }

@@ -426,9 +426,37 @@ fn diagnostics(
         Some(edge) => calibrated_cross_check(specs, estimates, headline, edge),
         None => cross_check(specs, estimates, headline, dx, dy),
     });
+    warnings.extend(sum_above_bound(specs, estimates, headline));
     warnings.extend(wide_intervals(estimates, n));
     warnings.extend(crossing_bounds(estimates, &flagged));
     warnings
+}
+
+/// A warning where the sum over blocks (`ksg-blocks`) reads above the headline lower bound,
+/// the intervals apart: the sum rests on the blocks' independence, so either they are not
+/// independent (beside `auto`'s bound: the kernel test of their interaction rejected it,
+/// [`super::auto::BlocksVerdict::Interacting`]) or the bound is short. Below the bound, the
+/// sum is shown wrong by the bound itself, and nothing is said.
+fn sum_above_bound(specs: &[EstimatorSpec], estimates: &[Estimate], headline: Option<&Estimate>) -> Option<Warning> {
+    let h = headline?;
+    let (_, sum) = specs.iter().zip(estimates).find(|(s, _)| matches!(s, EstimatorSpec::KsgBlocks { .. }))?;
+    // Written so that a NaN interval (a failed estimate) says nothing.
+    if sum.interval.low.partial_cmp(&h.interval.high) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    let message = format!(
+        "{} reads {:.3} [{:.3}, {:.3}], above the lower bound {} ({:.3} [{:.3}, {:.3}]): the sum holds only for independent blocks, so either the blocks are not independent (beside the default, a kernel test of their independence rejected it at 1 %) or the bound is short; the MI is at least {:.3}",
+        sum.label,
+        sum.value,
+        sum.interval.low,
+        sum.interval.high,
+        h.label,
+        h.value,
+        h.interval.low,
+        h.interval.high,
+        h.value
+    );
+    Some(Warning::new(WarningCode::Blocks, message).with("sum", sum.value).with("headline", h.value))
 }
 
 /// A warning for each upper bound below 0 or below the headline lower bound, and the names of
@@ -671,6 +699,22 @@ mod tests {
 
     fn specs(names: &str) -> Vec<EstimatorSpec> {
         EstimatorSpec::parse_list(names).unwrap()
+    }
+
+    /// The sum over blocks above the lower bound, intervals apart, is said; overlapping, or
+    /// below the bound (the bound then shows the sum wrong), or NaN, it is not.
+    #[test]
+    fn a_sum_over_blocks_above_the_bound_is_said() {
+        let bound = est("infonce", Kind::Lower, 0.744, 0.698, 0.790);
+        let sum = |v: f64| est("ksg-blocks", Kind::Estimate, v, v - 0.045, v + 0.045);
+        let list = specs("infonce,ksg-blocks");
+        let w = sum_above_bound(&list, &[bound.clone(), sum(0.946)], Some(&bound)).expect("a warning");
+        assert_eq!((w.code, w.values["sum"], w.values["headline"]), (WarningCode::Blocks, 0.946, 0.744));
+        assert!(w.message.contains("the MI is at least 0.744"), "{}", w.message);
+        assert!(sum_above_bound(&list, &[bound.clone(), sum(0.82)], Some(&bound)).is_none());
+        assert!(sum_above_bound(&list, &[bound.clone(), sum(0.3)], Some(&bound)).is_none());
+        assert!(sum_above_bound(&list, &[bound.clone(), sum(f64::NAN)], Some(&bound)).is_none());
+        assert!(sum_above_bound(&list, &[bound.clone(), sum(0.946)], None).is_none());
     }
 
     #[test]
