@@ -86,24 +86,28 @@ fn cauchy(z: f64) -> f64 {
     (std::f64::consts::PI * (u - 0.5)).tan()
 }
 
+/// The standard normal density.
+fn normal_pdf(z: f64) -> f64 {
+    (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()
+}
+
+/// `∫ f` over `[lo, lo + steps·10⁻³]` by the trapezoid rule at step 10⁻³.
+fn trapezoid(lo: f64, steps: usize, f: impl Fn(f64) -> f64) -> f64 {
+    const STEP: f64 = 1e-3;
+    (0..=steps).map(|k| if k == 0 || k == steps { 0.5 } else { 1.0 } * f(lo + k as f64 * STEP) * STEP).sum()
+}
+
 /// The entropy (nats) of a mixture of unit-variance normals at `means` with equal weights,
 /// by the trapezoid rule on a grid of step 10⁻³ over the means ± 12 (error far below 10⁻⁶).
 fn normal_mixture_entropy(means: &[f64]) -> f64 {
     let lo = means.iter().copied().fold(f64::INFINITY, f64::min) - 12.0;
     let hi = means.iter().copied().fold(f64::NEG_INFINITY, f64::max) + 12.0;
-    let step = 1e-3;
     let k = means.len() as f64;
-    let density = |x: f64| {
-        means.iter().map(|m| (-(x - m) * (x - m) / 2.0).exp()).sum::<f64>() / (k * (2.0 * std::f64::consts::PI).sqrt())
-    };
-    let steps = ((hi - lo) / step) as usize;
-    (0..=steps)
-        .map(|s| {
-            let p = density(lo + s as f64 * step);
-            let w = if s == 0 || s == steps { 0.5 } else { 1.0 };
-            if p > 0.0 { -w * p * p.ln() * step } else { 0.0 }
-        })
-        .sum()
+    let density = |x: f64| means.iter().map(|m| normal_pdf(x - m)).sum::<f64>() / k;
+    trapezoid(lo, ((hi - lo) / 1e-3) as usize, |x| {
+        let p = density(x);
+        if p > 0.0 { -p * p.ln() } else { 0.0 }
+    })
 }
 
 /// `I(c; x)` for a class `c` uniform on `K` classes and `x | c ~ N(μ_c, 1)`:
@@ -120,26 +124,17 @@ pub fn class_mi(means: &[f64]) -> f64 {
 /// `Φ(α) ln(Φ(α)/Φ(b))`; the sum is averaged over `x ~ N(0, 1)` by the trapezoid rule at step
 /// 10⁻³ over ±12 (error far below 10⁻⁶; the Monte Carlo test below checks it).
 pub fn censored_mi(rho: f64, b: f64) -> f64 {
-    let phi = |z: f64| (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
-    let (step, steps) = (1e-3, 24_000usize);
-    (0..=steps)
-        .map(|k| {
-            let x = -12.0 + k as f64 * step;
-            let w = if k == 0 || k == steps { 0.5 } else { 1.0 };
-            w * phi(x) * censored_integrand(rho, b, x) * step
-        })
-        .sum()
+    trapezoid(-12.0, 24_000, |x| normal_pdf(x) * censored_integrand(rho, b, x))
 }
 
 /// `E[ln p(y_c | x)/p(y_c) | x]` for `y_c = max(y, b)` ([`censored_mi`]'s integrand).
 fn censored_integrand(rho: f64, b: f64, x: f64) -> f64 {
     use super::normal_cdf;
-    let phi = |z: f64| (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
     let s2 = 1.0 - rho * rho;
     let s = s2.sqrt();
     let mu = rho * x;
     let a = (b - mu) / s;
-    let (q, f) = (1.0 - normal_cdf(a), phi(a));
+    let (q, f) = (1.0 - normal_cdf(a), normal_pdf(a));
     let second = q + a * f;
     let above = -0.5 * s2.ln() * q - 0.5 * second + 0.5 * (s2 * second + 2.0 * mu * s * f + mu * mu * q);
     let p = normal_cdf(a);
@@ -156,15 +151,10 @@ fn censored_integrand(rho: f64, b: f64, x: f64) -> f64 {
 pub fn censored_both_mi(rho: f64) -> f64 {
     use super::normal_cdf;
     let s = (1.0 - rho * rho).sqrt();
-    let half_line = |f: &dyn Fn(f64) -> f64| {
-        let (step, steps) = (1e-3, 12_000usize);
-        (0..=steps).map(|k| if k == 0 || k == steps { 0.5 } else { 1.0 } * f(k as f64 * step) * step).sum::<f64>()
-    };
-    let phi = |z: f64| (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
-    let x_above = half_line(&|x| phi(x) * censored_integrand(rho, 0.0, x));
-    let x_at_zero = half_line(&|y| {
+    let x_above = trapezoid(0.0, 12_000, |x| normal_pdf(x) * censored_integrand(rho, 0.0, x));
+    let x_at_zero = trapezoid(0.0, 12_000, |y| {
         let p = normal_cdf(-rho * y / s);
-        if p > 0.0 { phi(y) * p * (2.0 * p).ln() } else { 0.0 }
+        if p > 0.0 { normal_pdf(y) * p * (2.0 * p).ln() } else { 0.0 }
     });
     let p00 = 0.25 + rho.asin() / (2.0 * std::f64::consts::PI);
     x_above + x_at_zero + p00 * (4.0 * p00).ln()
