@@ -54,13 +54,19 @@ fn main() -> mibound::Result<()> {
             let settings = mibound::estimators::Settings::default();
             let c = mibound::estimators::compare(&specs, &settings, x.as_view(), y.as_view(), 0, None)?;
             let seconds = started.elapsed().as_secs_f64();
-            let head = &c.estimates[0];
+            let head = c.headline().expect("an estimate");
             println!(
                 "{rows:>8} {dim:>4}+{dim:<4} {mi:>4.1} {:>8.3} {:>9.1} {:>9.0}",
                 head.value,
                 seconds,
                 peak_mb().unwrap_or(f64::NAN)
             );
+            for e in &c.estimates {
+                eprintln!(
+                    "    {} ({:?}): {:.3} [{:.3}, {:.3}] on {} rows",
+                    e.estimator, e.kind, e.value, e.interval.low, e.interval.high, e.n_samples
+                );
+            }
         }
         Some("table") => {
             println!("{:>8} {:>9} {:>4} {:>8} {:>9} {:>9}", "rows", "dims", "MI", "estimate", "seconds", "peak MB");

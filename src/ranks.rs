@@ -76,6 +76,17 @@ pub fn normal_scores(values: &[f64], position: PlottingPosition) -> Vec<f64> {
     out
 }
 
+/// Each column of `m` replaced by its normal scores at Weibull positions (`Φ⁻¹(r / (N + 1))`,
+/// Ince et al.'s convention): the Gaussian copula's transform.
+pub fn copula_transform(m: nalgebra::DMatrixView<'_, f64>) -> nalgebra::DMatrix<f64> {
+    let mut out = nalgebra::DMatrix::zeros(m.nrows(), m.ncols());
+    for (j, col) in m.column_iter().enumerate() {
+        let v: Vec<f64> = col.iter().copied().collect();
+        out.column_mut(j).copy_from_slice(&normal_scores(&v, PlottingPosition::Weibull));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,7 +59,8 @@ fn independent_pairs_are_summed_pair_by_pair() {
 /// Student-t), which keep the low-dimensional headline.
 #[test]
 fn other_data_keep_the_dimensions_choice() {
-    let neural = [parse("infonce"), parse("ksg:k=5")];
+    // With the copula estimate beside the bound (`auto::copula_applies`).
+    let neural = [parse("infonce"), parse("ksg:k=5"), parse("copula")];
     for task in ["multinormal-dense-3-3-0.5", "student-identity-3-3-2", "multinormal-sparse-5-5-2-2.0"] {
         assert_eq!(auto_on(task).0, neural, "{task}");
     }
@@ -184,7 +185,7 @@ fn blocks_the_kernel_test_rejects_go_to_the_bound_with_the_sum_beside_it() {
     let (x, y) = draw(0);
     assert_eq!(blocks_verdict(x.as_view(), y.as_view()), BlocksVerdict::Interacting);
     let auto = EstimatorSpec::auto_for(x.as_view(), y.as_view(), &Default::default());
-    assert_eq!(auto, [parse("infonce"), parse("ksg:k=5"), parse("ksg-blocks:k=3")]);
+    assert_eq!(auto, [parse("infonce"), parse("ksg:k=5"), parse("ksg-blocks:k=3"), parse("copula")]);
     let (x, y) = draw(1);
     assert_eq!(blocks_verdict(x.as_view(), y.as_view()), BlocksVerdict::Independent);
 }

@@ -33,6 +33,7 @@ mod cli_inputs;
 mod cli_rules;
 mod compare_cross_check;
 mod conditional_independence;
+mod copula_bound;
 mod data_tasks;
 mod discrete_reference_values;
 mod estimate_blocks;

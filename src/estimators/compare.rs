@@ -4,7 +4,7 @@ use super::classical::{CiTestConfig, ConditionalSpec, ci_test, discrete_mi_codes
 use super::neural::{TraceRow, conditional_estimate, estimate_bounds};
 use super::selfcheck::{SelfCheck, self_check};
 use super::significance::{PermutationTest, dependence_test};
-use super::{Estimate, EstimatorSpec, Kind, SettingsGuard, Warning, WarningCode, reference};
+use super::{Estimate, EstimatorSpec, Kind, SettingsGuard, Warning, WarningCode, headline_index, reference};
 use crate::data::kinds::{LabelColumns, codes};
 use crate::error::{Error, Result};
 use crate::rng::derive_seed;
@@ -48,14 +48,14 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// The headline estimate: the first lower bound, else the first estimate.
+    /// The headline estimate ([`headline_index`]).
     pub fn headline(&self) -> Option<&Estimate> {
         self.headline_index().map(|i| &self.estimates[i])
     }
 
-    /// The index of [`Comparison::headline`] among the estimates.
+    /// The index of [`Comparison::headline`] among the estimates ([`headline_index`]).
     pub fn headline_index(&self) -> Option<usize> {
-        self.estimates.iter().position(|e| e.kind == Kind::Lower).or((!self.estimates.is_empty()).then_some(0))
+        headline_index(&self.estimates)
     }
 
     /// The comparison with the self-consistency checks ([`self_check`]) of its headline
@@ -203,6 +203,9 @@ pub fn compare<S: SettingsGuard + ?Sized>(
         estimates.push(match s.bound() {
             Some(_) => from_neural.next().expect("one neural estimate per bound"),
             None if !bounds.is_empty() && is_neighbour_estimator(s) => cross_check_estimate(s, settings, x, y, seed)?,
+            None if !bounds.is_empty() && *s == EstimatorSpec::Copula => {
+                super::auto::copula_beside_bound(settings, x, y, seed)?
+            }
             None => s.build(settings)?.estimate(x, y, seed)?,
         });
     }
@@ -218,10 +221,8 @@ pub fn compare<S: SettingsGuard + ?Sized>(
     }
     let test = dependence_test(x, y, &settings.neural_config().labels, seed)?;
     // Both must say so: the permutation test, and the headline's interval above 0.
-    let headline_above_zero = estimates
-        .iter()
-        .find(|e| e.kind == Kind::Lower)
-        .or(estimates.first())
+    let headline_above_zero = headline_index(&estimates)
+        .map(|i| &estimates[i])
         .is_none_or(|h| h.interval.low > 0.0 || h.interval.low.is_nan());
     let significant = test.significant(DEPENDENCE_LEVEL) && headline_above_zero;
     Ok(Comparison {
@@ -265,20 +266,16 @@ fn cross_check_estimate<S: SettingsGuard + ?Sized>(
     seed: u64,
 ) -> Result<Estimate> {
     let n = x.nrows();
-    if n <= CROSS_CHECK_ROWS {
-        return s.build(settings)?.estimate(x, y, seed);
+    let mut e = super::auto::on_random_rows(s, settings, x, y, seed, CROSS_CHECK_ROWS)?;
+    if n > CROSS_CHECK_ROWS {
+        let message = format!(
+            "{}: the cross-check ran on a random {CROSS_CHECK_ROWS} of the {n} rows, so that its neighbour searches stay fast",
+            e.label
+        );
+        e.diagnostics.warnings.push(
+            Warning::new(WarningCode::Subsampled, message).with("rows", CROSS_CHECK_ROWS as f64).with("of", n as f64),
+        );
     }
-    let mut g = crate::rng::rng(crate::rng::derive_seed(seed, "cross-check rows"));
-    let rows = super::significance::subset_rows(n, CROSS_CHECK_ROWS, &mut g);
-    let (xs, ys) = (x.select_rows(&rows), y.select_rows(&rows));
-    let mut e = s.build(settings)?.estimate(xs.as_view(), ys.as_view(), seed)?;
-    let message = format!(
-        "{}: the cross-check ran on a random {CROSS_CHECK_ROWS} of the {n} rows, so that its neighbour searches stay fast",
-        e.label
-    );
-    e.diagnostics.warnings.push(
-        Warning::new(WarningCode::Subsampled, message).with("rows", CROSS_CHECK_ROWS as f64).with("of", n as f64),
-    );
     Ok(e)
 }
 
@@ -367,7 +364,8 @@ fn cross_check_reference<S: SettingsGuard + ?Sized>(
     shape: (usize, usize, usize),
     seed: u64,
 ) -> Result<Option<(f64, f64)>> {
-    let Some(h) = estimates.iter().find(|e| e.kind == Kind::Lower).filter(|h| h.value.is_finite()) else {
+    let headline = headline_index(estimates).map(|i| &estimates[i]).filter(|h| h.kind == Kind::Lower);
+    let Some(h) = headline.filter(|h| h.value.is_finite()) else {
         return Ok(None);
     };
     let Some((spec, _)) = check_of(specs, estimates) else { return Ok(None) };
@@ -420,7 +418,7 @@ fn diagnostics(
     reference: Option<(f64, f64)>,
 ) -> Vec<Warning> {
     debug_assert_eq!(specs.len(), estimates.len(), "resolved specs, one per estimate");
-    let headline = estimates.iter().find(|e| e.kind == Kind::Lower);
+    let headline = headline_index(estimates).map(|i| &estimates[i]).filter(|h| h.kind == Kind::Lower);
     let (mut warnings, flagged) = impossible_upper_bounds(estimates, headline);
     warnings.extend(match reference {
         Some(edge) => calibrated_cross_check(specs, estimates, headline, edge),

@@ -179,6 +179,22 @@ pub struct Estimate {
     pub wall_seconds: f64,
 }
 
+/// The headline among `estimates`: the first lower bound, or the copula estimate where it is a
+/// lower bound (each side's normal scores jointly normal, [`classical::normality`]) and
+/// reads more — of two lower bounds the larger is the tighter; else the first estimate. Only
+/// the copula's bound is weighed against the first: held-out neural bounds other than the
+/// first (DV, NWJ) are noisier, and the larger of several noisy readings is biased upwards.
+pub fn headline_index(estimates: &[Estimate]) -> Option<usize> {
+    let first = estimates.iter().position(|e| e.kind == Kind::Lower);
+    let copula =
+        estimates.iter().position(|e| e.kind == Kind::Lower && matches!(e.settings, SettingsUsed::Copula { .. }));
+    match (first, copula) {
+        (Some(f), Some(c)) if estimates[c].value > estimates[f].value => Some(c),
+        (Some(f), _) => Some(f),
+        (None, _) => (!estimates.is_empty()).then_some(0),
+    }
+}
+
 impl Estimate {
     /// An estimate with empty diagnostics and no settings; fill the rest with the builder-style
     /// setters or field by field.

@@ -75,6 +75,10 @@ pub enum SettingsUsed {
         bias_correction: &'static str,
         /// Half-sample refits behind the interval.
         subsamples: usize,
+        /// What makes the estimate a lower bound where it is one.
+        lower_bound_when: &'static str,
+        /// Each side's verdict.
+        sides: [crate::estimators::classical::normality::SideNormality; 2],
     },
     /// Ross 2014's estimator for one discrete side (`ross`).
     Ross {

@@ -17,12 +17,25 @@
 //! joint entropy at a given covariance; Ince et al. 2017), and is unchanged — bit for bit — by
 //! any strictly increasing map of a coordinate that keeps distinct values distinct (ranks are all
 //! it sees; a decreasing map flips the sign of that coordinate's scores).
+//!
+//! **The copula estimate as a lower bound.** Where each side's normal scores are jointly normal,
+//! the Gaussian-copula MI is at most `I(X; Y)` in population, however the sides depend on each
+//! other (the normal maximises the joint entropy at a given covariance, while each side's
+//! entropy is then exactly the normal one; [`super::normality`] has the argument). [`Copula`]
+//! tests each side (Mardia's skewness and kurtosis on the normal scores, and no tied values) and
+//! reports [`Kind::Lower`] where both pass, [`Kind::Estimate`] otherwise; the verdicts are in
+//! its settings. A one-dimensional side always passes, as in Ince et al.'s one-dimensional
+//! statement. Many weak linear dependences spread over hundreds of coordinates are where this
+//! matters: a held-out critic fitted on the training rows is capped by its own estimation
+//! noise (40 % of the truth at 256 + 256 dimensions and 10⁴ rows), while the bias-corrected
+//! copula estimate reads them whole.
 
 use super::interval::DEFAULT_SUBSAMPLES;
+use super::normality::side_normality;
 use super::{Core, run};
 use crate::error::Result;
 use crate::estimators::{Estimate, Estimator, EstimatorSpec, Kind, SettingsUsed, Warning, WarningCode, check_inputs};
-use nalgebra::{DMatrix, DMatrixView};
+use nalgebra::DMatrixView;
 
 pub use crate::cca::GaussianFit;
 
@@ -55,15 +68,7 @@ pub fn normal_scores(values: &[f64]) -> Vec<f64> {
     crate::ranks::normal_scores(values, crate::ranks::PlottingPosition::Weibull)
 }
 
-/// Each column of `m` replaced by its normal scores ([`normal_scores`]).
-pub fn copula_transform(m: DMatrixView<'_, f64>) -> DMatrix<f64> {
-    let mut out = DMatrix::zeros(m.nrows(), m.ncols());
-    for (j, col) in m.column_iter().enumerate() {
-        let v: Vec<f64> = col.iter().copied().collect();
-        out.column_mut(j).copy_from_slice(&normal_scores(&v));
-    }
-    out
-}
+pub use crate::ranks::copula_transform;
 
 /// The Gaussian-copula estimate of `I(X; Y)` in nats (module docs).
 pub fn copula_mi(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> Result<f64> {
@@ -180,19 +185,28 @@ impl Estimator for Copula {
         Kind::Estimate
     }
 
+    /// A lower bound ([`Kind::Lower`]) where each side's normal scores pass the tests of joint
+    /// normality ([`side_normality`]); otherwise an estimate ([`Kind::Estimate`]).
     fn estimate(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>, seed: u64) -> Result<Estimate> {
         let min_rows = x.ncols() + y.ncols() + 2;
         check_inputs(x, y, min_rows)?;
+        let sides = [side_normality(x), side_normality(y)];
         let settings = SettingsUsed::Copula {
             scores: "Φ⁻¹(rank/(N+1)), ties averaged",
             bias_correction: "gcmi",
             subsamples: self.subsamples,
+            lower_bound_when: "each side's normal scores pass Mardia's skewness and kurtosis tests (1 % each), with no tied values",
+            sides,
         };
         // Subsamples re-rank their own rows, as the estimator would on that data.
         crate::cca::refuse_constant(x, y)?;
         let core = |a: DMatrixView<'_, f64>, b: DMatrixView<'_, f64>| {
             fit_varying(copula_transform(a).as_view(), copula_transform(b).as_view()).map(fit_core)
         };
-        run(self.name(), "Gaussian copula".into(), settings, x, y, self.subsamples, min_rows, seed, &core)
+        let mut e = run(self.name(), "Gaussian copula".into(), settings, x, y, self.subsamples, min_rows, seed, &core)?;
+        if sides.iter().all(|s| s.passes()) {
+            e.kind = Kind::Lower;
+        }
+        Ok(e)
     }
 }

@@ -17,7 +17,8 @@
 //! the all-pairs matrix). Column kinds ([`crate::data::VarKind`]) decide which estimators apply:
 //! [`check_kinds`].
 //!
-//! All are point estimates ([`Kind::Estimate`]), not bounds. Each comes with a 95 % interval from
+//! All are point estimates ([`Kind::Estimate`]), not bounds, except the copula estimate where
+//! each side passes the tests of [`normality`] ([`Kind::Lower`]: [`gaussian`]'s docs). Each comes with a 95 % interval from
 //! subsampling without replacement ([`interval`]), and with a plain function that the tests,
 //! the command line and other estimators can call directly: [`ksg_mi`], [`gaussian_mi`],
 //! [`copula_mi`], [`binned_mi`], and [`kl_entropy`] (Kozachenko–Leonenko differential entropy,
@@ -44,6 +45,7 @@ pub mod interval;
 mod knn;
 pub mod ksg;
 pub mod mixed;
+pub mod normality;
 
 pub use binned::{Binned, binned_mi, default_bins};
 pub use conditional::{

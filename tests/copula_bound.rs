@@ -1,0 +1,82 @@
+//! The copula estimate as a lower bound (`estimators::classical::normality`): where each side's
+//! normal scores are jointly normal it is one, and beside `auto`'s neural bound it is the
+//! headline where it reads more; where a side is not normal (heavy tails, a low-dimensional
+//! latent embedded in many columns) the tests say so and it stays an estimate.
+
+use mibound::data::{CorrelatedGaussian, Sampler, rng};
+use mibound::estimators::classical::Copula;
+use mibound::estimators::classical::normality::side_normality;
+use mibound::estimators::{Estimator, EstimatorSpec, Kind, Settings, compare};
+use mibound::tasks::random_orthogonal;
+use nalgebra::DMatrix;
+
+/// `n` rows of the `d + d` Gaussian with MI `mi`, each side turned by a Haar-random rotation
+/// (the MI spread over every coordinate, as in a learned representation).
+fn rotated(n: usize, d: usize, mi: f64, seed: u64) -> (DMatrix<f64>, DMatrix<f64>) {
+    let (x, y) = CorrelatedGaussian::with_mi(d, mi).unwrap().sample(n, &mut rng(seed));
+    (x * random_orthogonal(d, 100 + seed).transpose(), y * random_orthogonal(d, 200 + seed).transpose())
+}
+
+/// The level: each side fails one of its two tests (1 % each) with probability at most about
+/// 2 %; of 40 normal sides (20 seeds of 8 + 8), 4 or more fail with probability 0.9 % at that
+/// rate (binomial). Measured: `cargo run --release --example normality_tests -- null 10` had
+/// 1 side of 100 fail at 256 + 256 and none at 5 + 5 to 64 + 64.
+#[test]
+fn normal_sides_pass_at_the_tests_level() {
+    let failed: usize = (0..20)
+        .map(|seed| {
+            let (x, y) = rotated(2000, 8, 1.0, seed);
+            usize::from(!side_normality(x.as_view()).passes()) + usize::from(!side_normality(y.as_view()).passes())
+        })
+        .sum();
+    assert!(failed <= 3, "{failed} of 40 normal sides failed");
+}
+
+/// Heavy tails (a multivariate Student-t, ν = 3) and a 4-dimensional latent pair embedded in
+/// 32 columns a side (`tanh(A z)`, which the normal scores turn back into a rank-4 linear map,
+/// plus one more layer) fail at every seed: there the copula estimate is no bound (it reads
+/// 4.4–6.6 nats for the latent pair's 2 at 128 columns, `normality_tests -- latent`).
+#[test]
+fn heavy_tails_and_embedded_latents_fail() {
+    for seed in 0..3 {
+        let (x, _) = mibound::tasks::get("student-identity-10-10-3").unwrap().draw(2000, seed).unwrap();
+        assert!(!side_normality(x.as_view()).passes(), "Student-t seed {seed}");
+        let (z, _) = CorrelatedGaussian::with_mi(4, 2.0).unwrap().sample(2000, &mut rng(seed));
+        let a = random_orthogonal(32, seed).rows(0, 4).into_owned();
+        let one = (&z * &a).map(f64::tanh);
+        let two = (&one * random_orthogonal(32, 50 + seed)).map(f64::tanh);
+        for (layers, m) in [(1, one), (2, two)] {
+            let verdict = side_normality(m.as_view());
+            assert!(!verdict.passes(), "latent, {layers} layer(s), seed {seed}: {verdict:?}");
+        }
+    }
+}
+
+/// On normal sides the copula estimate says it is a lower bound, and reads within its interval
+/// of the truth; on Student-t sides (where it reads the Gaussian part only) it says it is an
+/// estimate.
+#[test]
+fn the_copula_estimate_says_when_it_is_a_bound() {
+    let (x, y) = rotated(3000, 6, 1.0, 3);
+    let e = Copula::default().estimate(x.as_view(), y.as_view(), 0).unwrap();
+    assert_eq!(e.kind, Kind::Lower);
+    assert!(e.interval.low < 1.0 && 1.0 < e.interval.high, "{:?}", e.interval);
+    let (x, y) = mibound::tasks::get("student-sparse-5-5-2-2-2.0").unwrap().draw(3000, 0).unwrap();
+    assert_eq!(Copula::default().estimate(x.as_view(), y.as_view(), 0).unwrap().kind, Kind::Estimate);
+}
+
+/// The case (#53): 256 + 256 rotated Gaussian dimensions with I = 4 nats on 10⁴ rows,
+/// where the held-out bound reads 1.58 (its critic fitted on 8000 rows of 512 columns is capped
+/// by its own noise) and the default's headline is now the copula bound; and 64 + 64 on
+/// 2·10⁴ rows. Both within 15 % of the truth (the acceptance of #53).
+#[test]
+#[ignore = "acceptance (minutes): run by .ci/run with --ignored"]
+fn representation_sized_gaussians_read_within_fifteen_percent() {
+    for (n, d) in [(10_000, 256), (20_000, 64)] {
+        let (x, y) = rotated(n, d, 4.0, 0);
+        let c = compare(&[EstimatorSpec::Auto], &Settings::default(), x.as_view(), y.as_view(), 0, None).unwrap();
+        let h = c.headline().unwrap();
+        assert!((h.value - 4.0).abs() <= 0.6, "{d} + {d}: {} read {:.3}", h.estimator, h.value);
+        assert_eq!(h.kind, Kind::Lower);
+    }
+}
