@@ -80,3 +80,18 @@ fn representation_sized_gaussians_read_within_fifteen_percent() {
         assert_eq!(h.kind, Kind::Lower);
     }
 }
+
+/// The copula bound's interval (100 half-sample refits) covers the truth: over 100 data sets of
+/// 8 + 8 rotated Gaussian dimensions with I = 1 on 2000 rows, at least 88 of 100 (at a true
+/// coverage of 95 %, fewer than 88 has probability 0.6 %, binomial). Measured: 93 of 100.
+#[test]
+fn the_copula_bounds_interval_covers_the_truth() {
+    let covered = (0..100)
+        .filter(|&seed| {
+            let (x, y) = rotated(2000, 8, 1.0, 1000 + seed);
+            let e = Copula::default().estimate(x.as_view(), y.as_view(), seed).unwrap();
+            e.interval.low <= 1.0 && 1.0 <= e.interval.high
+        })
+        .count();
+    assert!(covered >= 88, "{covered} of 100 intervals cover the truth");
+}
