@@ -1,4 +1,5 @@
-//! The command line's progress bars (indicatif), as observers of the training runner.
+//! The command line's progress bars (indicatif): an observer of the training runner (`train`)
+//! and the [`Progress`] of an estimate (`estimate`, `estimate --given`, `demo`).
 
 use crate::error::Result;
 use crate::train::{Observer, Phase, Progress, StepRecord};
@@ -53,7 +54,7 @@ const TRAINING: &str = "{spinner} training {bar:30} {pos}/{len} steps {elapsed_p
 const OTHER: &str = "{spinner} {msg} {elapsed_precise} elapsed";
 
 impl EstimateProgress {
-    /// A spinner that says the data are being checked, from the start of the command.
+    /// A spinner that says the data are being checked (made before the library checks them).
     pub fn new(quiet: bool) -> Self {
         let bar = if quiet {
             indicatif::ProgressBar::hidden()
