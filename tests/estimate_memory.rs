@@ -59,3 +59,55 @@ fn the_planned_peak_grows_at_most_linearly_in_the_rows_and_stops_at_the_caps() {
     assert_eq!(large, twice, "400000 rows: {large} MB, 800000 rows: {twice} MB");
     assert!(large < 2_000, "{large} MB planned for 4 + 4 columns");
 }
+
+/// `mibound estimate` on the rows written to `dir` (x.npy, y.npy), with cheap settings and
+/// `extra` options.
+fn cli_estimate(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let (x, y) = (dir.join("x.npy"), dir.join("y.npy"));
+    let mut args = vec!["estimate", "--x", x.to_str().unwrap(), "--y", y.to_str().unwrap(), "--json"];
+    args.extend([
+        "--estimators",
+        "infonce",
+        "--critic",
+        "separable",
+        "--steps",
+        "20",
+        "--hidden",
+        "16",
+        "--embed",
+        "8",
+    ]);
+    args.extend(extra);
+    std::process::Command::new(env!("CARGO_BIN_EXE_mibound")).args(&args).output().unwrap()
+}
+
+#[test]
+fn the_command_line_refuses_an_estimate_above_its_memory_limit_in_one_line_and_runs_one_within_it() {
+    let d = crate::common::temp_dir("memory", "cli");
+    let (x, y) = data(3000, 2);
+    mibound::data::files::write_npy(&d.join("x.npy"), &x).unwrap();
+    mibound::data::files::write_npy(&d.join("y.npy"), &y).unwrap();
+    let refused = cli_estimate(&d, &["--max-memory-mb", "1"]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(refused.stdout.is_empty() && !err.contains("panicked"), "{err}");
+    // The limit named as the library and Python spell it and as the command line does.
+    assert!(err.starts_with("error: the estimate would need about ") && err.contains("more than the 1 MB"), "{err}");
+    assert!(err.contains("max_memory_mb / --max-memory-mb"), "{err}");
+    // The planned peak it names is enough: at that limit the estimate runs, with the numbers
+    // it gives without a limit.
+    let needed = err.split("about ").nth(1).and_then(|r| r.split(' ').next()).unwrap();
+    assert!(needed.parse::<u64>().unwrap() > 1, "{err}");
+    let value = |out: std::process::Output| -> f64 {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["estimates"][0]["value"].as_f64().unwrap()
+    };
+    let within = value(cli_estimate(&d, &["--max-memory-mb", needed]));
+    assert_eq!(within, value(cli_estimate(&d, &[])));
+    // A limit of 0 is refused where the options enter, naming it.
+    let zero = cli_estimate(&d, &["--max-memory-mb", "0"]);
+    assert_eq!(zero.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("invalid max_memory_mb = 0"));
+}

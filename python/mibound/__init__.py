@@ -231,7 +231,8 @@ def _plain(v: Any) -> Any:
 
 def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, embed: int, batch: int,
              steps: int, lr: float, weight_decay: float, folds: int, transform: str, drop_constant: bool,
-             discrete_x: Any = (), discrete_y: Any = (), repeats: str = "drop") -> dict:
+             discrete_x: Any = (), discrete_y: Any = (), repeats: str = "drop",
+             max_memory_mb: Optional[int] = None) -> dict:
     """The options object of the native call (label columns as given: :func:`_call` turns names
     into positions)."""
     if isinstance(hidden, (int, np.integer)):
@@ -243,7 +244,8 @@ def _options(estimators: Any, seed: int, unit: str, critic: str, hidden: Any, em
     seed = seed_value(seed, "seed")
     return dict(estimators=estimators, seed=seed, unit=unit, critic=critic, hidden=hidden, embed=embed,
                 batch=batch, steps=steps, lr=lr, weight_decay=weight_decay, folds=folds, transform=transform,
-                drop_constant=drop_constant, discrete_x=discrete_x, discrete_y=discrete_y, repeats=repeats)
+                drop_constant=drop_constant, discrete_x=discrete_x, discrete_y=discrete_y, repeats=repeats,
+                max_memory_mb=max_memory_mb)
 
 
 def _call(native: Any, x: Any, y: Any, options: dict, progress: Any, **flags: Any) -> dict:
@@ -284,6 +286,7 @@ def estimate(
     weight_decay: float = _D["weight_decay"],
     folds: int = _D["folds"],
     transform: str = _D["transform"],
+    max_memory_mb: Optional[int] = _D["max_memory_mb"],
     drop_constant: bool = _D["drop_constant"],
     repeats: str = _D["repeats"],
     progress: Any = False,
@@ -309,13 +312,17 @@ def estimate(
     the one that validates highest; or one critic
     alone: separable, concat, cpc, bilinear, cosine), ``hidden`` widths, ``embed``, ``batch``,
     ``steps``, ``lr``, ``weight_decay``, ``folds``, ``transform`` (copula, standardize, none);
-    ``unit`` (nats or bits) sets each estimate's ``in_unit``. ``drop_constant=True`` drops
+    ``unit`` (nats or bits) sets each estimate's ``in_unit``. ``max_memory_mb`` is the memory
+    (MB, 10⁶ bytes) a neural estimate may take (``None``: the memory the system reports
+    available): before any work it adds up its planned peak and, above the limit, raises
+    ``MemoryError`` naming the setting to change. ``drop_constant=True`` drops
     constant columns (with a :class:`DataWarning`) instead of refusing them. Rows that repeat
     an earlier row (exactly, or within a hair) beyond what the values' grid explains are copies,
     which read as dependence: ``repeats='drop'`` (default) keeps one row of each set of copies,
     ``repeats='keep'`` keeps them; either way a :class:`DataWarning` counts them. ``progress=True``
-    shows a tqdm bar over the training steps; a callable ``progress(done, total)`` receives the
-    counts.
+    shows a tqdm bar over the training steps (with the elapsed and the remaining time); a
+    callable ``progress(done, total)`` receives the counts (docs/python.md shows one that
+    estimates the time left).
 
     ``selfcheck=True`` also checks the headline estimator on the data itself, as
     ``mibound estimate --selfcheck`` does: two disjoint halves side by side must read about
@@ -336,11 +343,12 @@ def estimate(
     …) is refused by name.
 
     Raises ``ValueError`` for bad data or settings (the command line's sentence, with options
-    named as here), ``TypeError`` for inputs that are not arrays of numbers and
+    named as here), ``MemoryError`` for an estimate above ``max_memory_mb`` (before it starts),
+    ``TypeError`` for inputs that are not arrays of numbers and
     ``KeyboardInterrupt`` on Ctrl-C (the estimate stops within a training step).
     """
     options = _options(estimators, seed, unit, critic, hidden, embed, batch, steps, lr, weight_decay, folds,
-                       transform, drop_constant, discrete_x, discrete_y, repeats)
+                       transform, drop_constant, discrete_x, discrete_y, repeats, max_memory_mb)
     return Comparison(_call(_native.estimate, x, y, options, progress, selfcheck=selfcheck))
 
 

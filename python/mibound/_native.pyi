@@ -36,6 +36,7 @@ class Options(TypedDict, total=False):
     weight_decay: float
     folds: int
     transform: str
+    max_memory_mb: Optional[int]
     drop_constant: bool
     repeats: str
     discrete_x: Sequence[int]

@@ -12,7 +12,7 @@ estimator runs (no comparison, no permutation test), with the library's defaults
 from __future__ import annotations
 
 import inspect
-from typing import Any, Dict, List, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import DEFAULTS, Estimate, Record, _call, _float, _native, _options
 from ._data import EstimateWarning, is_pandas, warn_each
@@ -46,6 +46,7 @@ class MutualInformation:
         weight_decay: float = _D["weight_decay"],
         folds: int = _D["folds"],
         transform: str = _D["transform"],
+        max_memory_mb: Optional[int] = _D["max_memory_mb"],
         drop_constant: bool = _D["drop_constant"],
         repeats: str = _D["repeats"],
         discrete_x: Sequence[Union[int, str]] = _D["discrete_x"],
@@ -64,6 +65,7 @@ class MutualInformation:
         self.weight_decay = weight_decay
         self.folds = folds
         self.transform = transform
+        self.max_memory_mb = max_memory_mb
         self.drop_constant = drop_constant
         self.repeats = repeats
         self.discrete_x = discrete_x

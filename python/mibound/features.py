@@ -264,13 +264,14 @@ def conditional_test(
     weight_decay: float = _D["weight_decay"],
     folds: int = _D["folds"],
     transform: str = _D["transform"],
+    max_memory_mb: Optional[int] = _D["max_memory_mb"],
     progress: Any = False,
 ) -> Any:
     """``mibound estimate --given`` on arrays: I(X; Y | Z) by each of ``estimators`` (``ksg`` or
     ``ksg:k=K`` — Frenzel–Pompe —, ``gaussian``; default (``auto``): both; or a neural lower
     bound such as ``infonce``, by the chain rule I(X; (Y, Z)) − I(X; Z), trained with the
     settings ``critic``, ``hidden``, ``embed``, ``batch``, ``steps``, ``lr``, ``weight_decay``,
-    ``folds``, ``transform`` as :func:`mibound.estimate` takes them — about half a minute of
+    ``folds``, ``transform``, ``max_memory_mb`` as :func:`mibound.estimate` takes them — about half a minute of
     one core for 5000 rows of three columns with the defaults; Ctrl-C stops it, ``progress``
     shows it) with 95 % intervals, and Runge (2018)'s local permutation test of X ⊥ Y | Z
     (``permutations`` permutations of x within ``k_perm``-neighbourhoods of z; defaults: the
@@ -285,7 +286,7 @@ def conditional_test(
 
     options = _options(_D["estimators"] if estimators is None else estimators, _seed(random_state), _D["unit"],
                        critic, hidden, embed, batch, steps, lr, weight_decay, folds, transform, drop_constant,
-                       repeats=repeats)
+                       repeats=repeats, max_memory_mb=max_memory_mb)
     (xm, xn), (ym, yn), (zm, zn) = _matrix(x, "x"), _matrix(y, "y"), _matrix(z, "z")
     cb = _progress_callback(progress)
     try:

@@ -265,7 +265,7 @@ fn estimator_specs(obj: &Bound<'_, PyAny>) -> PyResult<Vec<EstimatorSpec>> {
 }
 
 /// The keys of the options object, in the order of [`defaults`].
-const OPTION_KEYS: [&str; 16] = [
+const OPTION_KEYS: [&str; 17] = [
     "estimators",
     "seed",
     "unit",
@@ -278,6 +278,7 @@ const OPTION_KEYS: [&str; 16] = [
     "weight_decay",
     "folds",
     "transform",
+    "max_memory_mb",
     "drop_constant",
     "repeats",
     "discrete_x",
@@ -361,6 +362,9 @@ fn settings_of(options: &Bound<'_, PyDict>) -> PyResult<Settings> {
     if let Some(v) = get("transform")? {
         o.transform = v.extract()?;
     }
+    if let Some(v) = get("max_memory_mb")? {
+        o.max_memory_mb = Some(count("max_memory_mb", v.extract::<i64>()?)?);
+    }
     o.settings(str::to_string).map_err(py_err)
 }
 
@@ -378,6 +382,7 @@ fn defaults(py: Python<'_>) -> PyResult<PyObject> {
         "estimators": specs, "seed": DEFAULT_SEED, "unit": Unit::default().name(), "critic": o.critic,
         "hidden": o.hidden, "embed": o.embed, "batch": o.batch, "steps": o.steps, "lr": o.lr,
         "weight_decay": o.weight_decay, "folds": o.folds, "transform": o.transform,
+        "max_memory_mb": o.max_memory_mb,
         "drop_constant": rules::Rules::default().drop_constant,
         "repeats": rules::Rules::default().repeats.name(),
         "discrete_x": LabelColumns::default().x, "discrete_y": LabelColumns::default().y,

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import mibound
-from mibound import _native
-from conftest import cli_error
+from mibound import MutualInformation, _native
+from conftest import cli_error, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,7 @@ def message(excinfo):
         (dict(embed=0), ("--embed", "0")),
         (dict(lr=-1.0), ("--lr", "-1")),
         (dict(weight_decay=float("nan")), ("--weight-decay", "NaN")),
+        (dict(max_memory_mb=0), ("--max-memory-mb", "0")),
     ],
 )
 def test_value_errors_carry_the_command_lines_message(cli, tmp_path, xy, kwargs, args):
@@ -46,6 +47,31 @@ def test_value_errors_carry_the_command_lines_message(cli, tmp_path, xy, kwargs,
     for flag in ("--weight-decay", "--batch", "--steps", "--folds", "--hidden", "--embed", "--lr"):
         expected = expected.replace(f"invalid {flag} ", f"invalid {flag[2:].replace('-', '_')} ")
     assert message(e) == expected
+
+
+@pytest.mark.training
+def test_an_estimate_above_max_memory_mb_is_a_memory_error_with_the_command_lines_message(cli, tmp_path):
+    # Refused before any work, with the sentence `mibound estimate --max-memory-mb` prints; the
+    # planned peak it names is enough to run.
+    x, y = mibound.sample("gaussian", 3000, 0, dim=4, mi=1.0)
+    settings = dict(estimators="infonce", critic="separable", steps=20, hidden=16, embed=8)
+    with pytest.raises(MemoryError) as e:
+        mibound.estimate(x, y, max_memory_mb=1, **settings)
+    assert "more than the 1 MB it may use (max_memory_mb / --max-memory-mb)" in message(e)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    args = ("--estimators", "infonce", "--critic", "separable", "--steps", "20", "--hidden", "16", "--embed", "8")
+    code, _, err = run_cli(cli, "estimate", "--x", tmp_path / "x.npy", "--y", tmp_path / "y.npy", "--quiet", *args,
+                           "--max-memory-mb", "1", check=False)
+    assert code == 2 and err.strip() == f"error: {message(e)}"
+    with pytest.raises(MemoryError) as one:
+        MutualInformation("infonce", max_memory_mb=1, **{k: v for k, v in settings.items() if k != "estimators"}).fit(x, y)
+    assert message(one) == message(e)
+    needed = int(message(e).split("about ")[1].split(" ")[0])
+    r = mibound.estimate(x, y, max_memory_mb=needed, **settings)
+    assert r.estimates[0].value == mibound.estimate(x, y, **settings).estimates[0].value
+    with pytest.raises(ValueError, match="max_memory_mb"):
+        mibound.estimate(x, y, max_memory_mb=-1, **settings)
 
 
 def test_bad_data_is_a_value_error_naming_the_problem(xy):

@@ -49,7 +49,8 @@ fn is_default(o: &Options) -> bool {
 fn changed(o: &Options) -> Vec<(&'static str, toml::Value)> {
     let d = Options::default();
     // Destructured so that a new option cannot be forgotten here.
-    let Options { critic, hidden, embed, batch, steps, lr, weight_decay, folds, transform, patience } = o;
+    let Options { critic, hidden, embed, batch, steps, lr, weight_decay, folds, transform, patience, max_memory_mb } =
+        o;
     let int = |v: u64| toml::Value::Integer(v as i64);
     let all = [
         ("steps", *steps != d.steps, int(*steps)),
@@ -62,6 +63,7 @@ fn changed(o: &Options) -> Vec<(&'static str, toml::Value)> {
         ("lr", *lr != d.lr, toml::Value::Float(*lr)),
         ("weight_decay", *weight_decay != d.weight_decay, toml::Value::Float(*weight_decay)),
         ("transform", *transform != d.transform, toml::Value::String(transform.clone())),
+        ("max_memory_mb", *max_memory_mb != d.max_memory_mb, int(max_memory_mb.unwrap_or_default())),
     ];
     all.into_iter().filter(|(_, differs, _)| *differs).map(|(k, _, v)| (k, v)).collect()
 }

@@ -2,9 +2,10 @@
 //! each estimator and Runge's local permutation test, through the library's entry point
 //! ([`GivenRequest`]), printed as `estimate` prints `I(X; Y)`.
 
-use super::estimate::{Output, Unit, config, progress_bar};
+use super::estimate::{Output, Unit, config};
 use super::load::{Files, print_rule_notes, read, select_noted};
 use super::output::io_err;
+use super::progress::EstimateProgress;
 use super::report::{json, table};
 use super::{EstimateOpts, InputOpts};
 use crate::data::files::{GIVEN_TEXT_ADVICE, TEXT_ADVICE};
@@ -76,13 +77,15 @@ pub fn estimate_given(
         origin: read.origin(),
     };
     let (x, y) = read.inputs();
+    let progress = EstimateProgress::new(output.quiet);
     let prepared = request.prepare(&x, &y, &z)?;
-    print_rule_notes(&prepared.checked.notes, &request.origin);
-    print_rule_notes(&prepared.notes, &request.origin);
-    let bar = progress_bar(prepared.steps(), output.quiet);
-    let inc = |k: u64| bar.inc(k);
-    let est = prepared.compare(Some(&inc));
-    bar.finish_and_clear();
+    progress.suspend(|| {
+        print_rule_notes(&prepared.checked.notes, &request.origin);
+        print_rule_notes(&prepared.notes, &request.origin);
+    });
+    progress.set_steps(prepared.steps());
+    let est = prepared.compare(Some(&progress));
+    progress.finish();
     let est = est?;
     let out = if output.json { json(&est, unit)? + "\n" } else { table(&est, unit) };
     std::io::stdout().write_all(out.as_bytes()).map_err(io_err(Path::new("<stdout>")))

@@ -2,6 +2,7 @@
 
 use super::estimate::{Output, Unit, config, run_and_report};
 use super::load::{Files, read};
+use super::progress::EstimateProgress;
 use super::sample::sample;
 use super::{EstimateOpts, InputOpts};
 use crate::data::{CorrelatedGaussian, Sampler};
@@ -43,7 +44,7 @@ pub fn demo(out: &Path, n: usize, seed: u64) -> Result<()> {
     }
     let output =
         if trains { Output { trace: Some(&csv), plot: Some(&plot), ..Output::default() } } else { Output::default() };
-    let traced = run_and_report(&prepared, Unit::Nats, output)?;
+    let traced = run_and_report(&prepared, Unit::Nats, output, &EstimateProgress::new(false))?;
     let trace = if traced { format!(" Trace: {}", plot.display()) } else { String::new() };
     println!("\n  true MI: {:.3} nats.{trace}", task.true_mi());
     Ok(())

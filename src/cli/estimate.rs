@@ -3,6 +3,7 @@
 
 use super::load::{Files, print_rule_notes, read};
 use super::output::{io_err, write_atomic};
+use super::progress::EstimateProgress;
 use super::report::{json, table, trace_csv};
 use super::trace_plot::trace_figure;
 use super::{EstimateOpts, InputOpts};
@@ -28,22 +29,11 @@ pub fn config(opts: &EstimateOpts) -> Result<(Vec<EstimatorSpec>, Settings)> {
         weight_decay: opts.weight_decay,
         folds: opts.folds,
         transform: if opts.no_standardize { "none".into() } else { opts.transform.clone() },
+        max_memory_mb: opts.max_memory_mb,
         ..Options::default()
     };
     let settings = options.settings(|field| format!("--{}", field.replace('_', "-")))?;
     Ok((specs, settings))
-}
-
-/// A progress bar on stderr over `total` training steps (hidden when stderr is not a terminal).
-pub(super) fn progress_bar(total: u64, quiet: bool) -> indicatif::ProgressBar {
-    if quiet || total == 0 {
-        return indicatif::ProgressBar::hidden();
-    }
-    let b = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(st) = indicatif::ProgressStyle::with_template("training {bar:30} {percent}% {elapsed}<{eta}") {
-        b.set_style(st);
-    }
-    b
 }
 
 /// What `estimate` prints and writes besides the estimates.
@@ -61,16 +51,22 @@ pub struct Output<'a> {
     pub selfcheck: bool,
 }
 
-/// Runs the prepared comparison (and its self-check) with a progress bar and prints it,
-/// writing the trace and its figure when some estimate trained; returns whether one did.
-pub(super) fn run_and_report(prepared: &Prepared<'_>, unit: Unit, output: Output<'_>) -> Result<bool> {
+/// Runs the prepared comparison (and its self-check) with `progress` and prints it, writing
+/// the trace and its figure when some estimate trained; returns whether one did.
+pub(super) fn run_and_report(
+    prepared: &Prepared<'_>,
+    unit: Unit,
+    output: Output<'_>,
+    progress: &EstimateProgress,
+) -> Result<bool> {
     if output.selfcheck && !output.quiet {
-        eprintln!("self-check: the headline estimator on two halves side by side, a monotone map and a shuffle");
+        progress.suspend(|| {
+            eprintln!("self-check: the headline estimator on two halves side by side, a monotone map and a shuffle")
+        });
     }
-    let bar = progress_bar(prepared.steps(), output.quiet);
-    let inc = |k: u64| bar.inc(k);
-    let est = prepared.compare(Some(&inc));
-    bar.finish_and_clear();
+    progress.set_steps(prepared.steps());
+    let est = prepared.compare(Some(progress));
+    progress.finish();
     let est = est?;
     // Side files first, so a failure there leaves no report claiming success.
     // Nothing trained (a classical headline): no empty trace or blank figure, and say why.
@@ -116,7 +112,9 @@ pub fn estimate(
         origin: read.origin(),
     };
     let (x, y) = read.inputs();
+    // From here on nothing writes to stderr but through `progress`.
+    let progress = EstimateProgress::new(output.quiet);
     let prepared = request.prepare(&x, &y)?;
-    print_rule_notes(&prepared.checked.notes, &request.origin);
-    run_and_report(&prepared, unit, output).map(|_| ())
+    progress.suspend(|| print_rule_notes(&prepared.checked.notes, &request.origin));
+    run_and_report(&prepared, unit, output, &progress).map(|_| ())
 }

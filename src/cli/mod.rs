@@ -89,6 +89,11 @@ pub struct EstimateOpts {
     /// normal scores, fitted on each fold's training rows; tames heavy tails), standardize, none.
     #[arg(long, default_value_t = Options::default().transform)]
     pub transform: String,
+    /// The memory a neural estimate may take, in MB (10⁶ bytes; default: the memory the system
+    /// reports available). Before any work the estimate adds up its planned peak and refuses to
+    /// start when it exceeds this, naming the setting to change.
+    #[arg(long, value_name = "MB", allow_negative_numbers = true)]
+    pub max_memory_mb: Option<u64>,
     /// The same as `--transform none` (kept for existing scripts).
     #[arg(long, hide = true)]
     pub no_standardize: bool,

@@ -8,7 +8,7 @@ use super::{Estimate, EstimatorSpec, Kind, SettingsGuard, Warning, WarningCode, 
 use crate::data::kinds::{LabelColumns, codes};
 use crate::error::{Error, Result};
 use crate::rng::derive_seed;
-use crate::train::Progress;
+use crate::train::{Phase, Progress};
 use nalgebra::DMatrixView;
 use serde::Serialize;
 
@@ -72,6 +72,8 @@ impl Comparison {
         progress: Option<&dyn Progress>,
     ) -> Result<Self> {
         let Some(i) = self.headline_index() else { return Ok(self) };
+        // A neural headline's training tells its own phase.
+        tell(progress, Phase::Estimating);
         let spec = EstimatorSpec::resolve_for(specs, x, y, &settings.neural_config().labels)[i];
         let estimator = spec.build(settings)?;
         // Two copies side by side: the label columns of the second copy too.
@@ -195,6 +197,7 @@ pub fn compare<S: SettingsGuard + ?Sized>(
         (run.estimates.into_iter(), run.trace)
     };
     let cancelled = || progress.is_some_and(|p| p.cancelled());
+    tell(progress, Phase::Estimating);
     let mut estimates = Vec::with_capacity(specs.len());
     for s in specs {
         if cancelled() {
@@ -219,6 +222,7 @@ pub fn compare<S: SettingsGuard + ?Sized>(
     if cancelled() {
         return Err(Error::Cancelled);
     }
+    tell(progress, Phase::Testing);
     let test = dependence_test(x, y, &settings.neural_config().labels, seed)?;
     // Both must say so: the permutation test, and the headline's interval above 0.
     let headline_above_zero = headline_index(&estimates)
@@ -237,6 +241,13 @@ pub fn compare<S: SettingsGuard + ?Sized>(
         selfcheck: None,
         trace,
     })
+}
+
+/// Tells `progress`, when there is one, that the run starts `phase`.
+fn tell(progress: Option<&dyn Progress>, phase: Phase) {
+    if let Some(p) = progress {
+        p.phase(phase);
+    }
 }
 
 /// Rows a nearest-neighbour estimator uses beside a neural bound, where it is the classical
@@ -667,10 +678,14 @@ pub fn compare_given<S: SettingsGuard + ?Sized>(
                 };
                 conditional_estimate(bound, &cfg.neural, (x, y, z), seed, progress)?
             }
-            s => s.build()?.estimate(x, y, z, seed)?,
+            s => {
+                tell(progress, Phase::Estimating);
+                s.build()?.estimate(x, y, z, seed)?
+            }
         });
     }
     let warnings = wide_intervals(&estimates, x.nrows());
+    tell(progress, Phase::Testing);
     let test = ci_test(x, y, z, test, seed)?;
     Ok(Comparison {
         n_samples: x.nrows(),

@@ -169,6 +169,10 @@ pub struct Options {
     /// Steps without a validation improvement before a critic's training stops (the command
     /// line and Python keep the default; a benchmark configuration may set it).
     pub patience: u64,
+    /// The memory a neural estimate may take, in MB ([`NeuralConfig::max_memory_mb`]:
+    /// `--max-memory-mb` on the command line, `max_memory_mb=` in Python); `None`: the memory
+    /// the system reports available.
+    pub max_memory_mb: Option<u64>,
 }
 
 impl Default for Options {
@@ -191,6 +195,7 @@ impl Default for Options {
             folds: n.folds,
             transform: n.transform.to_string(),
             patience: n.patience,
+            max_memory_mb: n.max_memory_mb,
         }
     }
 }
@@ -198,8 +203,9 @@ impl Default for Options {
 impl Options {
     /// Checks the options and builds the settings. `name` spells an option in messages
     /// (`--weight-decay` on the command line, `weight_decay` in Python) from its field name.
-    /// What these checks pass also passes [`Settings::check`] (tested), which the estimate
-    /// makes once where the settings enter it.
+    /// The settings' own check ([`NeuralConfig::validate`], which alone checks
+    /// `max_memory_mb`) ends them, so what they pass also passes [`Settings::check`] (tested),
+    /// which the estimate makes once where the settings enter it.
     pub fn settings(&self, name: impl Fn(&str) -> String) -> Result<Settings> {
         let bad = |field: &str, v: &dyn std::fmt::Display, why: &str| Err(Error::param(&name(field), v, why));
         if self.batch < 2 {
@@ -253,8 +259,10 @@ impl Options {
             transform: self.transform.parse()?,
             // `auto` compares the default candidates; a named critic is that critic alone.
             candidates: if self.critic == "auto" { Candidates::default() } else { Candidates::none() },
+            max_memory_mb: self.max_memory_mb,
             ..NeuralConfig::default()
         };
+        neural.validate()?;
         Ok(Settings { neural })
     }
 }

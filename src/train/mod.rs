@@ -28,7 +28,7 @@ pub use critic::{CriticTrainer, evaluate_batches, random_batches};
 pub use problem::{Cursor, Data, Dataset, Schedule};
 pub use results::{MonitorTrace, RunMeta, StepRecord, TrainResult, Window, ema, mean_std};
 pub use runner::{
-    CheckpointConfig, EarlyStop, Observer, Outcome, Progress, ProgressCounter, RunState, Runner, Termination,
+    CheckpointConfig, EarlyStop, Observer, Outcome, Phase, Progress, ProgressCounter, RunState, Runner, Termination,
     TraceObserver, Trainable, Validation,
 };
 pub use sandwich::{SandwichResult, sandwich};

@@ -487,12 +487,29 @@ impl Observer for TraceObserver {
     }
 }
 
-/// Where a long run reports the training steps it takes and learns that its caller wants it to
-/// stop. Any `Fn(u64) + Sync` closure is a `Progress` that is never cancelled; the Python
-/// bindings implement `cancelled` to stop an estimate on Ctrl-C.
+/// What a long run is doing, told to [`Progress::phase`] as it starts each part, so that a
+/// display can name it where no training step is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Phase {
+    /// Training critics: the steps [`Progress::advance`] counts.
+    Training,
+    /// Estimators that do not train (the classical ones, a neural bound's cross-check and what
+    /// it reads on a reference Gaussian).
+    Estimating,
+    /// The permutation test of independence (or of conditional independence).
+    Testing,
+}
+
+/// Where a long run reports the training steps it takes (and the phase it is in) and learns
+/// that its caller wants it to stop. Any `Fn(u64) + Sync` closure is a `Progress` that is never
+/// cancelled and ignores the phases; the Python bindings implement `cancelled` to stop an
+/// estimate on Ctrl-C.
 pub trait Progress: Sync {
     /// `steps` more training steps were taken.
     fn advance(&self, steps: u64);
+    /// The run starts `phase`.
+    fn phase(&self, _phase: Phase) {}
     /// Whether the run should stop now with [`Error::Cancelled`] (checked every step).
     fn cancelled(&self) -> bool {
         false

@@ -99,13 +99,20 @@ fn available() -> Option<f64> {
     Some(kb * 1024.0)
 }
 
+/// The limit's setting as the Rust API and Python name it, and as the command line does.
+const LIMIT: &str = "max_memory_mb / --max-memory-mb";
+/// Naming one critic leaves out the other candidates: the settings of `candidates` as the
+/// surfaces set them.
+const ONE_CRITIC: &str = "name one critic, such as separable, with critic / --critic";
+
 /// Refuses `plan` when its planned peak exceeds the limit (see the module docs), naming the
-/// setting that would bring it down the most.
+/// setting that would bring it down the most, as every surface spells it (the library's name,
+/// which Python shares, / the command line's flag).
 pub(super) fn check(cfg: &NeuralConfig, plan: &Plan, dims: (usize, usize)) -> Result<()> {
     let (limit, limit_from) = match cfg.max_memory_mb {
-        Some(mb) => (mb as f64 * MB, "max_memory_mb".to_string()),
+        Some(mb) => (mb as f64 * MB, LIMIT.to_string()),
         None => match available() {
-            Some(b) => (b, "the memory the system reports available".to_string()),
+            Some(b) => (b, format!("the memory the system reports available; set {LIMIT} to change it")),
             None => return Ok(()),
         },
     };
@@ -114,27 +121,41 @@ pub(super) fn check(cfg: &NeuralConfig, plan: &Plan, dims: (usize, usize)) -> Re
     if needed <= limit {
         return Ok(());
     }
-    let largest = [p.data, p.test_batch, p.training, p.neighbours].into_iter().fold(0.0, f64::max);
-    let change = if largest == p.test_batch {
-        format!(
-            "most of it is the score matrices of test batches of up to {} rows; lower test_batch (rows per test batch), or raise max_memory_mb",
-            p.test_rows
-        )
-    } else if largest == p.training {
-        format!("most of it is the training batches of {} rows; lower batch, or raise max_memory_mb", plan.batch)
-    } else if largest == p.data {
-        format!(
-            "most of it is each fold's copies of its rows ({} columns); estimate on fewer columns or rows, turn candidates.squares or candidates.given off, or raise max_memory_mb",
-            dims.0 + dims.1
-        )
-    } else {
-        "most of it is the untrained candidates (nearest-neighbour searches, the Gaussian critic's covariance); set candidates.knn and candidates.walks empty or candidates.gaussian false, or raise max_memory_mb"
-            .to_string()
-    };
     Err(Error::Memory {
         needed_mb: (needed / MB).ceil() as u64,
         limit_mb: (limit / MB).floor() as u64,
         limit_from,
-        change,
+        change: change(cfg, plan, &p, dims),
     })
+}
+
+/// What to change: the largest part of `p` and the settings that bring it down.
+fn change(cfg: &NeuralConfig, plan: &Plan, p: &Planned, dims: (usize, usize)) -> String {
+    let largest = [p.data, p.test_batch, p.training, p.neighbours].into_iter().fold(0.0, f64::max);
+    let c = &cfg.candidates;
+    let neighbours = !c.knn.is_empty() || !c.walks.is_empty();
+    if largest == p.test_batch {
+        let fewer =
+            if neighbours { format!(", {ONE_CRITIC} (no nearest-neighbour candidates),") } else { String::new() };
+        format!(
+            "most of it is the score matrices of test batches of up to {} rows; lower test_batch (rows per test batch){fewer} or raise {LIMIT}",
+            p.test_rows
+        )
+    } else if largest == p.training {
+        format!("most of it is the training batches of {} rows; lower batch / --batch, or raise {LIMIT}", plan.batch)
+    } else if largest == p.data {
+        let copies = if c.squares || c.given {
+            format!(", turn candidates.squares and candidates.given off ({ONE_CRITIC})")
+        } else {
+            String::new()
+        };
+        format!(
+            "most of it is each fold's copies of its rows ({} columns); estimate on fewer columns or rows{copies}, or raise {LIMIT}",
+            dims.0 + dims.1
+        )
+    } else {
+        format!(
+            "most of it is the untrained candidates (nearest-neighbour searches, the Gaussian critic's covariance); set candidates.knn and candidates.walks empty and candidates.gaussian false ({ONE_CRITIC}), or raise {LIMIT}"
+        )
+    }
 }

@@ -190,6 +190,9 @@ fn estimate_bounds_grouped(
     progress: Option<&dyn Progress>,
 ) -> Result<NeuralRun> {
     let started = std::time::Instant::now();
+    if let Some(p) = progress {
+        p.phase(crate::train::Phase::Training);
+    }
     let plan = plan::plan(bounds, cfg, (x, y), group_y, seed)?;
     // Before any work: the planned peak memory against the limit.
     memory::check(cfg, &plan, (x.ncols(), y.ncols()))?;
