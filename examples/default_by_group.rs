@@ -150,7 +150,7 @@ fn main() {
                 let c = compare(&EstimatorSpec::defaults(), &settings, xs.as_view(), ys.as_view(), seed, None).unwrap();
                 let h = c.headline().unwrap();
                 let codes: Vec<_> = h.diagnostics.warnings.iter().chain(&c.warnings).map(|w| w.code).collect();
-                (h.value, codes, !checked.notes.is_empty())
+                (h.value, codes, !checked.notes.is_empty(), h.estimator.clone())
             });
             if warned.is_some() {
                 secs = t.elapsed().as_secs_f64();
@@ -167,7 +167,7 @@ fn main() {
             let judged = headline.bound().is_none() || truth < ceiling;
             tally[g].record(d, k, truth, secs, judged);
             all.record(d, k, truth, secs, judged);
-            if let Some((v, codes, noted)) = &warned {
+            if let Some((v, codes, noted, _)) = &warned {
                 let right = (v - truth).abs() <= 0.25f64.max(0.25 * truth);
                 for t in [&mut tally[g], &mut all] {
                     t.right += usize::from(right);
@@ -175,9 +175,16 @@ fn main() {
                     t.noted += usize::from(*noted);
                 }
             }
-            let call = warned.map(|(_, codes, _)| format!(" | the call warned {codes:?}")).unwrap_or_default();
+            let call =
+                warned.as_ref().map(|(_, codes, _, _)| format!(" | the call warned {codes:?}")).unwrap_or_default();
+            // The headline's estimator: the call's where it ran (the copula bound may be it).
+            let shown = match (&warned, &e) {
+                (Some((.., name)), _) => name.clone(),
+                (None, Some(e)) => e.estimator.clone(),
+                _ => headline.to_string(),
+            };
             println!(
-                "{id:44} seed {seed} truth {truth:6.3} | {headline} {d:6.3} ({secs:5.1} s) | ksg:k=5 {k:6.3}{kept}{call}"
+                "{id:44} seed {seed} truth {truth:6.3} | {shown} {d:6.3} ({secs:5.1} s) | ksg:k=5 {k:6.3}{kept}{call}"
             );
         }
     }
