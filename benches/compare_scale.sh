@@ -42,6 +42,6 @@ tools ${TOOLS:-all}; tasks ${TASKS:-all}; half ${HALF:-all}; seeds ${SEEDS:-0}"
     --tasks "${TASKS:-all}" --half "${HALF:-all}" --seeds "${SEEDS:-0}" --tools "${TOOLS:-mibound,bmi-infonce,lmi}" \
     --data "$DATA" --out "$OUT" --bmi-python "$PEERS_VENV/bin/python" --lmi-python python3 --peers "$PEERS_DIR" \
     --threads "${THREADS:-1}" --timeout "${TIMEOUT:-3600}" --peer-max-rows "${PEER_MAX_ROWS:-20000}" \
-    --command "TOOLS=${TOOLS:-mibound,bmi-infonce,lmi} HALF=${HALF:-all} SEEDS=${SEEDS:-0} benches/compare_scale.sh"
+    --command "TOOLS=${TOOLS:-mibound,bmi-infonce,lmi} TASKS=${TASKS:-all} HALF=${HALF:-all} SEEDS=${SEEDS:-0} benches/compare_scale.sh"
 echo "compare_scale: finished $(date -u '+%F %T UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PEERS_VENV/bin/python" benches/compare_scale.py plot --out "$OUT" --png "$PNG"

@@ -196,7 +196,7 @@ impl Bijection {
         }
         let svd = a.clone().svd(true, true);
         let (hi, lo) = (svd.singular_values.max(), svd.singular_values.min());
-        if !(lo > 1e-10 * hi) {
+        if lo.is_nan() || lo <= 1e-10 * hi {
             return Err(Error::param(
                 "linear map",
                 format!("singular values {lo:e} … {hi:e}"),
