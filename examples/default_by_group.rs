@@ -14,7 +14,14 @@
 //!
 //!     cargo run --release --example default_by_group -- tuning --critic separable
 //!
-//! `--group low-dim|images|high-dim` runs one group only. `--warnings yes` also runs the
+//! `--group low-dim|images|high-dim` runs one group only. `--group scale` runs the half's tasks
+//! at representation scale instead (`mibound::tasks::scale_split_ids`: 64 to 1024 dimensions per
+//! side), each at its own row count (10⁴ to 10⁶, the task's suggested n), without the separate
+//! KSG (its cost at these sizes is the point of another benchmark, benches/compare_scale.sh):
+//!
+//!     cargo run --release --example default_by_group -- held-out --group scale --warnings yes --seeds 0
+//!
+//! `--warnings yes` also runs the
 //! comparison a user's call makes (`compare` with the defaults: cross-check, dependence test)
 //! and counts the false alarms: warnings on readings within the tolerance. That call applies
 //! the data rules first, as every surface does (constant columns dropped, copies of rows
@@ -33,7 +40,7 @@
 //! cores, almost all of it the high-dimensional neural estimates.
 use mibound::data::rules::{self, Input, Rules};
 use mibound::estimators::{EstimatorSpec, Options, Settings, compare};
-use mibound::tasks::{Group, Split};
+use mibound::tasks::{Group, Split, scale_split_ids, split_ids};
 use std::time::Instant;
 
 /// Rows per data set.
@@ -44,6 +51,8 @@ struct Tally {
     pairs: usize,
     err_default: f64,
     err_ksg: f64,
+    /// Pairs with a KSG reading (none in the scale group).
+    ksg_pairs: usize,
     judged: usize,
     within: usize,
     /// With `--warnings`: readings within the tolerance, and those of them warned about.
@@ -57,15 +66,18 @@ struct Tally {
 }
 
 impl Tally {
-    /// One (task, seed) pair: the default's value `d` in `secs`, KSG's `k`, the truth, and
-    /// whether the default is judged against the tolerance (truth below its ceiling).
-    fn record(&mut self, d: f64, k: f64, truth: f64, secs: f64, judged: bool) {
+    /// One (task, seed) pair: the default's value `d` in `secs`, KSG's `k` (if run), the truth,
+    /// and whether the default is judged against the tolerance (truth below its ceiling).
+    fn record(&mut self, d: f64, k: Option<f64>, truth: f64, secs: f64, judged: bool) {
         self.pairs += 1;
         self.err_default += (d - truth).abs();
-        self.err_ksg += (k - truth).abs();
         self.seconds += secs;
         self.below += usize::from(d < truth);
-        self.default_better += usize::from((d - truth).abs() < (k - truth).abs());
+        if let Some(k) = k {
+            self.ksg_pairs += 1;
+            self.err_ksg += (k - truth).abs();
+            self.default_better += usize::from((d - truth).abs() < (k - truth).abs());
+        }
         if judged {
             self.judged += 1;
             self.within += usize::from((d - truth).abs() <= 0.25f64.max(0.25 * truth));
@@ -101,7 +113,7 @@ fn main() {
             ("--seeds", Some(v)) => seeds = v.split(',').map(|s| s.parse().expect("--seeds takes 0,1,2")).collect(),
             _ => {
                 eprintln!(
-                    "unknown option {pair:?}: --critic NAME, --weight-decay W, --hidden W1,W2,…, --pilot-steps N --group low-dim|images|high-dim, --warnings yes and --seeds 0,1,2 are read"
+                    "unknown option {pair:?}: --critic NAME, --weight-decay W, --hidden W1,W2,…, --pilot-steps N --group low-dim|images|high-dim|scale, --warnings yes and --seeds 0,1,2 are read"
                 );
                 std::process::exit(2);
             }
@@ -115,14 +127,15 @@ fn main() {
     }
     let auto = EstimatorSpec::Auto.build(&settings).unwrap();
     let ksg = EstimatorSpec::parse("ksg:k=5").unwrap().build(&settings).unwrap();
-    // InfoNCE's ceiling is log of the test batch actually used: the whole test fold (N / 5
+    // InfoNCE's ceiling is log of the test batch actually used: the whole test fold (n / 5
     // rows) with the default test_batch.
-    let test_rows = settings.neural.eval_batch(settings.neural.batch, N / settings.neural.folds);
-    let ceiling = (test_rows as f64).ln() - 0.5;
-    let groups = [Group::LowDim, Group::Images, Group::HighDim];
-    let mut tally = [Tally::default(); 3];
+    let ceiling =
+        |n: usize| (settings.neural.eval_batch(settings.neural.batch, n / settings.neural.folds) as f64).ln() - 0.5;
+    let groups = [Group::LowDim, Group::Images, Group::HighDim, Group::Scale];
+    let mut tally = [Tally::default(); 4];
     let mut all = Tally::default();
-    let ids = mibound::tasks::split_ids(half);
+    let scale = only_group.as_deref() == Some("scale");
+    let ids = if scale { scale_split_ids(half) } else { split_ids(half) };
     for id in ids.iter().filter(|id| !id.starts_with("indep-") && !id.starts_with("small_n-")) {
         let task = mibound::tasks::get(id).unwrap();
         let info = task.info();
@@ -130,8 +143,10 @@ fn main() {
         if (neural_only && info.group == Group::LowDim) || only_group.as_ref().is_some_and(|o| o != info.group.name()) {
             continue;
         }
+        // The suite's tasks at N rows, a scale task at its own.
+        let n = if scale { task.suggested_n() } else { N };
         for &seed in &seeds {
-            let (x, y) = task.draw(N, seed).unwrap();
+            let (x, y) = task.draw(n, seed).unwrap();
             let headline = EstimatorSpec::auto_for(x.as_view(), y.as_view(), &Default::default())[0];
             let truth = info.true_mi;
             let t = Instant::now();
@@ -163,8 +178,8 @@ fn main() {
                 .and_then(|e| e.settings.neural())
                 .map(|n| n.chosen_per_fold.iter().map(|c| c.id).collect::<Vec<_>>());
             let kept = kept.map(|k| format!(" kept {k:?}")).unwrap_or_default();
-            let k = ksg.estimate(x.as_view(), y.as_view(), seed).unwrap().value;
-            let judged = headline.bound().is_none() || truth < ceiling;
+            let k = (!scale).then(|| ksg.estimate(x.as_view(), y.as_view(), seed).unwrap().value);
+            let judged = headline.bound().is_none() || truth < ceiling(n);
             tally[g].record(d, k, truth, secs, judged);
             all.record(d, k, truth, secs, judged);
             if let Some((v, codes, noted, _)) = &warned {
@@ -183,12 +198,15 @@ fn main() {
                 (None, Some(e)) => e.estimator.clone(),
                 _ => headline.to_string(),
             };
+            let k_text = k.map_or("—".to_string(), |k| format!("{k:6.3}"));
             println!(
-                "{id:44} seed {seed} truth {truth:6.3} | {shown} {d:6.3} ({secs:5.1} s) | ksg:k=5 {k:6.3}{kept}{call}"
+                "{id:44} seed {seed} n {n} truth {truth:6.3} | {shown} {d:6.3} ({secs:5.1} s) | ksg:k=5 {k_text}{kept}{call}"
             );
         }
     }
-    println!("\n{} half, n = 5000, seeds 0-2 (MAE = mean absolute error, nats):\n", half.name());
+    let rows = if scale { "each task's own n".to_string() } else { format!("n = {N}") };
+    let seed_list = seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    println!("\n{} half, {rows}, seeds {seed_list} (MAE = mean absolute error, nats):\n", half.name());
     println!(
         "| group | (task, seed) pairs | MAE default | MAE KSG k=5 | default closer | within tolerance | below the truth | mean s |"
     );
@@ -215,13 +233,13 @@ fn row(name: &str, s: &Tally) {
         return;
     }
     let n = s.pairs as f64;
+    let ksg = if s.ksg_pairs == 0 { "—".to_string() } else { format!("{:.3}", s.err_ksg / s.ksg_pairs as f64) };
     println!(
-        "| {name} | {} | {:.3} | {:.3} | {}/{} | {}/{} | {}/{} | {:.1} |",
+        "| {name} | {} | {:.3} | {ksg} | {}/{} | {}/{} | {}/{} | {:.1} |",
         s.pairs,
         s.err_default / n,
-        s.err_ksg / n,
         s.default_better,
-        s.pairs,
+        s.ksg_pairs,
         s.within,
         s.judged,
         s.below,

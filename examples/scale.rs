@@ -8,7 +8,12 @@
 //! /usr/bin/time -v target/release/mibound estimate --x OUT_DIR/x.npy --y OUT_DIR/y.npy
 //! cargo run --release --example scale -- estimate ROWS DIM MI         # one estimate, in process
 //! cargo run --release --example scale -- table                        # a grid, one process each
+//! cargo run --release --example scale -- tasks                        # the scale tasks, JSON lines
 //! ```
+//!
+//! `tasks` prints one JSON line per task at representation scale (`mibound::tasks::SCALE_IDS`:
+//! id, half, rows, dimensions, true MI, family), which benches/compare_scale.py reads; `mibound
+//! sample ID --n ROWS --seed S --out DIR` writes a task's sample.
 //!
 //! `estimate` prints the default estimate (`auto`), its wall time and the process's peak
 //! resident memory (`VmHWM`, which includes the sample itself); `table` runs it for rows and
@@ -79,7 +84,17 @@ fn main() -> mibound::Result<()> {
                 print!("{}", String::from_utf8_lossy(&out.stdout));
             }
         }
-        _ => eprintln!("usage: scale sample ROWS DIM MI OUT_DIR | estimate ROWS DIM MI | table"),
+        Some("tasks") => {
+            for id in mibound::tasks::SCALE_IDS {
+                let i = mibound::tasks::get(id)?.info().clone();
+                let line = serde_json::json!({
+                    "task": i.id, "split": i.split.map(|s| s.name()), "group": i.group.name(), "n": i.suggested_n,
+                    "dx": i.dim_x, "dy": i.dim_y, "truth": i.true_mi, "family": i.family, "stratum": i.stratum,
+                });
+                println!("{line}");
+            }
+        }
+        _ => eprintln!("usage: scale sample ROWS DIM MI OUT_DIR | estimate ROWS DIM MI | table | tasks"),
     }
     Ok(())
 }

@@ -65,6 +65,7 @@ mod tasks_cli;
 mod tasks_monte_carlo;
 mod tasks_registry;
 mod tasks_sampling;
+mod tasks_scale;
 mod theory_optimal_critic;
 mod train_accuracy;
 mod train_baseline;

@@ -146,6 +146,16 @@ pub enum Bijection {
     /// `v ↦ Q v` for an orthogonal `Q` (square, of the input's dimension): a rotation or
     /// reflection, inverted by `Qᵀ`. See [`random_orthogonal`].
     Orthogonal(DMatrix<f64>),
+    /// `v ↦ A v` for an `m × k` matrix `A` of full column rank (`m ≥ k`, `k` the input's
+    /// dimension): injective, onto the column space of `A`, where the left inverse `A⁺` (the
+    /// Moore–Penrose pseudo-inverse, `A⁺A = I`) inverts it. Built by [`Bijection::linear`]; see
+    /// [`random_linear`].
+    Linear {
+        /// `A`, `m × k`.
+        a: DMatrix<f64>,
+        /// `A⁺`, `k × m`.
+        left_inverse: DMatrix<f64>,
+    },
 }
 
 /// A `d × d` orthogonal matrix drawn from the Haar measure with a fixed seed: `Q` of the QR
@@ -165,7 +175,38 @@ pub fn random_orthogonal(d: usize, seed: u64) -> DMatrix<f64> {
     q
 }
 
+/// An `m × k` linear map with iid `N(0, gain²/k)` entries (generator seeded with `seed`), so
+/// that a unit-variance input gives outputs of variance `gain²`: of full column rank with
+/// probability one for `m ≥ k` (checked by [`Bijection::linear`]).
+pub fn random_linear(m: usize, k: usize, gain: f64, seed: u64) -> Result<Bijection> {
+    use rand::RngExt;
+    let mut g = crate::rng::rng(seed);
+    let s = gain / (k.max(1) as f64).sqrt();
+    Bijection::linear(DMatrix::from_fn(m, k, |_, _| s * g.sample::<f64, _>(rand_distr::StandardNormal)))
+}
+
 impl Bijection {
+    /// The injective linear map `v ↦ A v` ([`Bijection::Linear`]); an error unless `A` has at
+    /// least as many rows as columns and full column rank (smallest singular value above
+    /// `1e-10` times the largest).
+    pub fn linear(a: DMatrix<f64>) -> Result<Bijection> {
+        let (m, k) = a.shape();
+        if k == 0 || m < k {
+            return Err(Error::param("linear map shape", format!("{m} × {k}"), "needs rows ≥ columns ≥ 1"));
+        }
+        let svd = a.clone().svd(true, true);
+        let (hi, lo) = (svd.singular_values.max(), svd.singular_values.min());
+        if lo.is_nan() || lo <= 1e-10 * hi {
+            return Err(Error::param(
+                "linear map",
+                format!("singular values {lo:e} … {hi:e}"),
+                "needs full column rank",
+            ));
+        }
+        let left_inverse = svd.pseudo_inverse(0.0).map_err(|e| Error::param("linear map", e, "pseudo-inverse"))?;
+        Ok(Bijection::Linear { a, left_inverse })
+    }
+
     /// A short tag for names.
     pub fn tag(&self) -> &'static str {
         match self {
@@ -180,6 +221,7 @@ impl Bijection {
             Bijection::NormalToMixture(_) => "mixture_quantile",
             Bijection::Exp => "exp",
             Bijection::Orthogonal(_) => "orthogonal",
+            Bijection::Linear { .. } => "linear",
         }
     }
 
@@ -197,6 +239,10 @@ impl Bijection {
                 format!("{} × {}", q.nrows(), q.ncols()),
                 &format!("must be {dim} × {dim}"),
             )),
+            Bijection::Linear { a, .. } if a.ncols() != dim => {
+                Err(Error::param("linear map input dimension", dim, &format!("must be {}", a.ncols())))
+            }
+            Bijection::Linear { a, .. } => Ok(a.nrows()),
             _ => Ok(dim),
         }
     }
@@ -217,7 +263,7 @@ impl Bijection {
                 out[0] = t * c / 21.0;
                 out[1] = t * s / 21.0;
             }
-            Bijection::Orthogonal(q) => {
+            Bijection::Orthogonal(q) | Bijection::Linear { a: q, .. } => {
                 out.iter_mut().enumerate().for_each(|(r, o)| *o = (0..v.len()).map(|c| q[(r, c)] * v[c]).sum());
             }
             _ => out.iter_mut().zip(v).for_each(|(o, &a)| *o = self.forward_scalar(a)),
@@ -241,6 +287,9 @@ impl Bijection {
             Bijection::Orthogonal(q) => {
                 out.iter_mut().enumerate().for_each(|(c, o)| *o = (0..w.len()).map(|r| q[(r, c)] * w[r]).sum());
             }
+            Bijection::Linear { left_inverse: p, .. } => {
+                out.iter_mut().enumerate().for_each(|(r, o)| *o = (0..w.len()).map(|c| p[(r, c)] * w[c]).sum());
+            }
             _ => out.iter_mut().zip(w).for_each(|(o, &a)| *o = self.inverse_scalar(a)),
         }
     }
@@ -255,7 +304,7 @@ impl Bijection {
             Bijection::WigglyY => wiggly_y(v),
             Bijection::NormalToMixture(m) => m.from_normal(v),
             Bijection::Exp => v.exp(),
-            Bijection::Spiral { .. } | Bijection::SwissRoll | Bijection::Orthogonal(_) => {
+            Bijection::Spiral { .. } | Bijection::SwissRoll | Bijection::Orthogonal(_) | Bijection::Linear { .. } => {
                 unreachable!("not element-wise")
             }
         }
@@ -272,7 +321,7 @@ impl Bijection {
             Bijection::WigglyY => bisect(|v| wiggly_y(v) < w, w - 1.0, w + 1.0),
             Bijection::NormalToMixture(m) => m.to_normal(w),
             Bijection::Exp => w.ln(),
-            Bijection::Spiral { .. } | Bijection::SwissRoll | Bijection::Orthogonal(_) => {
+            Bijection::Spiral { .. } | Bijection::SwissRoll | Bijection::Orthogonal(_) | Bijection::Linear { .. } => {
                 unreachable!("not element-wise")
             }
         }
@@ -286,6 +335,11 @@ pub(super) fn apply_chain(chain: &[Bijection], m: &DMatrix<f64>, inverse: bool) 
     let order: Vec<&Bijection> = if inverse { chain.iter().rev().collect() } else { chain.iter().collect() };
     for b in order {
         let din = cur.ncols();
+        // The linear maps as one matrix product (the same map as row by row, in BLAS time).
+        if let Some(next) = linear_rows(b, &cur, inverse)? {
+            cur = next;
+            continue;
+        }
         let dout = match (inverse, b) {
             (true, Bijection::SwissRoll) if din == 2 => 1,
             (true, Bijection::SwissRoll) => {
@@ -307,6 +361,23 @@ pub(super) fn apply_chain(chain: &[Bijection], m: &DMatrix<f64>, inverse: bool) 
         cur = next;
     }
     Ok(cur)
+}
+
+/// A linear map (or its inverse) applied to every row of `m` as one product, `None` for a map
+/// that is not linear; an error when the width of `m` does not fit the map.
+fn linear_rows(b: &Bijection, m: &DMatrix<f64>, inverse: bool) -> Result<Option<DMatrix<f64>>> {
+    let (mat, transpose) = match (b, inverse) {
+        (Bijection::Orthogonal(q), false) => (q, true),
+        (Bijection::Orthogonal(q), true) => (q, false),
+        (Bijection::Linear { a, .. }, false) => (a, true),
+        (Bijection::Linear { left_inverse, .. }, true) => (left_inverse, true),
+        _ => return Ok(None),
+    };
+    let width = if transpose { mat.ncols() } else { mat.nrows() };
+    if m.ncols() != width {
+        return Err(Error::param(&format!("{} map input dimension", b.tag()), m.ncols(), &format!("must be {width}")));
+    }
+    Ok(Some(if transpose { m * mat.transpose() } else { m * mat }))
 }
 
 /// A base task pushed forward through `x_maps` on `x` and `y_maps` on `y` (each chain applied

@@ -42,6 +42,8 @@
 //! | `classes-K-D-σ` | `x` a class label, `y | x ~ N(μ_x, σ² I_D)` (MI by Monte Carlo) |
 //! | `gao-uniform-m` | `x` uniform on `{0, …, m−1}`, `y | x ~ U[x, x + 2]` (Gao et al. 2017) |
 //! | `digits-ε`, `digits_x2-ε` | digit images through a label channel flipping with probability `ε` |
+//! | `student-staircase-D-ν-I` | `D + D` Student-t, staircase dispersion (normal part `I`) |
+//! | `embed-K-D-I` | `staircase-K-I` embedded in `D + D` dims by random injective maps |
 //!
 //! | prefix | map |
 //! | --- | --- |
@@ -53,6 +55,13 @@
 //! | `zero_inflated-P-` | `y` set to 0 with probability `P` (`I` times `1 − P`) |
 //! | `indep-` | the product of the task's marginals (`I = 0`) |
 //! | `small_n-N-` | the same distribution with suggested sample size `N` |
+//! | `scale-N-` | the same distribution at representation scale: `N` rows, group `scale` |
+//!
+//! ## Representation scale
+//! [`SCALE_IDS`] lists tasks of 64 to 1024 dimensions per side and 10⁴ to 10⁶ rows (rotated
+//! Gaussians and Student-t, embedded latent pairs), each with its own row count. They are a
+//! group of their own, split into halves of their own ([`scale_split_ids`]), and are not part
+//! of the suite's halves ([`split_ids`]) nor of [`all_ids`].
 
 pub mod conditional;
 mod digits;
@@ -61,6 +70,7 @@ mod maps;
 mod mixture;
 mod normal;
 mod parametric;
+mod scale;
 mod split;
 mod student;
 pub mod trust;
@@ -69,9 +79,12 @@ mod uniform;
 
 pub use digits::{DigitImages, Digits, digit_images, label_channel_mi};
 pub use discrete::{GaoUniform, ZeroInflated};
-pub use maps::{Bijection, Mapped, NormalMixture, normal_cdf, normal_quantile, random_orthogonal, wiggly_x, wiggly_y};
+pub use maps::{
+    Bijection, Mapped, NormalMixture, normal_cdf, normal_quantile, random_linear, random_orthogonal, wiggly_x, wiggly_y,
+};
 pub use normal::{bivariate, dense, dense_covariance, sparse, sparse_correlation};
 pub use parametric::Parametric;
+pub use scale::{EMBED_GAIN, EMBED_SEED, SCALE_IDS, scale_ids};
 pub use split::{Group, Split};
 pub use student::{SplitStudentT, student_correction, student_entropy};
 pub use truth::{MC_N, MC_SEED, MC_TRUTHS};
@@ -256,7 +269,7 @@ pub struct TaskInfo {
     pub stratum: String,
     /// The half of the suite (`None` for an id outside the listed suite).
     pub split: Option<Split>,
-    /// Low dimension, images or high dimension.
+    /// Low dimension, images, high dimension or representation scale.
     pub group: Group,
 }
 
@@ -429,15 +442,27 @@ pub fn suite_ids() -> Vec<String> {
 
 /// The ids of one half of the suite, in suite order (see [`Split`]).
 pub fn split_ids(split: Split) -> Vec<String> {
-    let h = halves();
+    let h = halves(false);
     suite_ids().into_iter().filter(|id| h.get(id) == Some(&split)).collect()
 }
 
-/// The half of every suite id (built once).
-fn halves() -> &'static std::collections::HashMap<String, Split> {
-    static HALVES: std::sync::OnceLock<std::collections::HashMap<String, Split>> = std::sync::OnceLock::new();
-    HALVES.get_or_init(|| {
-        let ids = suite_ids();
+/// The ids of one half of the representation-scale tasks ([`SCALE_IDS`], split by the same rule
+/// among themselves), in their order.
+pub fn scale_split_ids(split: Split) -> Vec<String> {
+    let h = halves(true);
+    scale_ids().into_iter().filter(|id| h.get(id) == Some(&split)).collect()
+}
+
+/// The half of every suite id, or of every scale id (each list built once, when first asked
+/// for: the scale tasks' random maps take a second to build). The two lists are split
+/// separately, so the scale tasks move no task of the suite.
+fn halves(scale: bool) -> &'static std::collections::HashMap<String, Split> {
+    type Halves = std::sync::OnceLock<std::collections::HashMap<String, Split>>;
+    static SUITE: Halves = Halves::new();
+    static SCALE: Halves = Halves::new();
+    let (cell, ids) = if scale { (&SCALE, scale_ids as fn() -> Vec<String>) } else { (&SUITE, suite_ids as _) };
+    cell.get_or_init(|| {
+        let ids = ids();
         let strata: Vec<String> =
             ids.iter().map(|id| build(id).expect("every listed id builds (tested)").info.stratum).collect();
         let halves = split::assign(ids.iter().map(String::as_str).zip(strata.iter().map(String::as_str)));
@@ -447,7 +472,10 @@ fn halves() -> &'static std::collections::HashMap<String, Split> {
 
 /// The half of `id`: its own if listed, its task's for an `indep-` twin, else none.
 fn split_of(id: &str) -> Option<Split> {
-    let h = halves();
+    if id.starts_with("scale-") {
+        return halves(true).get(id).copied();
+    }
+    let h = halves(false);
     h.get(id).or_else(|| id.strip_prefix("indep-").and_then(|base| h.get(base))).copied()
 }
 
@@ -467,8 +495,9 @@ fn build(id: &str) -> Result<BenchmarkTask> {
                     spiral-normal_cdf-multinormal-sparse-3-3-2-2.0; staircase-D-I; student-identity-DX-DY-DF; \
                     mixture-diag-DX-DY-K-S, mixture-ring-DX-DY-K-S, mixture-cross-R; classes-K-D-S; \
                     gao-uniform-M; additive-normal-D-E, additive-uniform-D-E; digits-E, digits_x2-E; \
+                    student-staircase-D-DF-I; embed-K-D-I; \
                     prefixes normal_cdf-, half_cube-, asinh-, wiggly-, spiral-, swissroll_x-, cubic-, rotate-, \
-                    exp-, zero_inflated-P-, indep-, small_n-N-)"
+                    exp-, zero_inflated-P-, indep-, small_n-N-, scale-N-)"
                 .into(),
         },
         other => other,
@@ -604,6 +633,21 @@ fn wrapper_parts(inner: &TaskInfo, name: String, family: String, description: St
     }
 }
 
+/// `N-ID` after a row-count prefix (`small_n-`, `scale-`): the task `ID` renamed `id`, its name
+/// carrying `n = N` and its suggested sample size `N ≥ 1` (`what` names `N` in the error).
+fn with_rows(id: &str, rest: &str, what: &str) -> Result<(BenchmarkTask, usize)> {
+    let f = fields(id, rest, 2)?;
+    let n: usize = num(id, f[0])?;
+    if n == 0 {
+        return Err(Error::param(what, 0, "must be at least 1"));
+    }
+    let mut inner = build_any(f[1])?;
+    inner.info.id = id.to_string();
+    inner.info.name = format!("{} (n = {n})", inner.info.name);
+    inner.info.suggested_n = n;
+    Ok((inner, n))
+}
+
 fn build_any(id: &str) -> Result<BenchmarkTask> {
     if let Some(rest) = id.strip_prefix("indep-") {
         let inner = build_any(rest)?;
@@ -618,18 +662,13 @@ fn build_any(id: &str) -> Result<BenchmarkTask> {
         p.stratum = Some(inner.info.stratum.clone());
         return Ok(task(id, Box::new(Independent::new(inner)), p, None));
     }
+    if let Some(rest) = id.strip_prefix("scale-") {
+        return scale::prefixed(id, rest);
+    }
     if let Some(rest) = id.strip_prefix("small_n-") {
-        let f = fields(id, rest, 2)?;
-        let n: usize = num(id, f[0])?;
-        if n == 0 {
-            return Err(Error::param("small_n sample size", 0, "must be at least 1"));
-        }
-        let mut inner = build_any(f[1])?;
-        inner.info.id = id.to_string();
-        inner.info.name = format!("{} (n = {n})", inner.info.name);
+        let (mut inner, n) = with_rows(id, rest, "small_n sample size")?;
         inner.info.family = format!("small n ({})", inner.info.family);
         inner.info.description = format!("{} — estimated from only n = {n} samples", inner.info.description);
-        inner.info.suggested_n = n;
         inner.info.stratum = "small_n".into();
         return Ok(inner);
     }
@@ -749,6 +788,9 @@ fn build_mapped(id: &str, prefix: &str, inner: BenchmarkTask) -> Result<Benchmar
 // Long because it is the registry: one short arm per task family, id → sampler and truth, kept
 // in one place so that a reader finds every family by its id prefix.
 fn build_base(id: &str) -> Result<BenchmarkTask> {
+    if let Some(t) = scale::base(id)? {
+        return Ok(t);
+    }
     if let Some(r) = id.strip_prefix("1v1-normal-") {
         let rho: f64 = num(id, r)?;
         let s = bivariate(rho)?;

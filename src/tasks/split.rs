@@ -9,6 +9,10 @@
 //! nothing but the ids (no estimator's results), and adding a task to one stratum moves no task
 //! of another. An `indep-` twin is in its task's half; an id outside the listed suite is in
 //! neither.
+//!
+//! The tasks at representation scale ([`super::SCALE_IDS`]) are split by the same rule among
+//! themselves, their stratum `scale:` and their family (`scale:rotate ∘ staircase`,
+//! `scale:embed`, …), so they change neither the suite's halves nor its groups.
 
 use serde::Serialize;
 
@@ -42,19 +46,24 @@ pub enum Group {
     Images,
     /// Everything else.
     HighDim,
+    /// The tasks at representation scale (`scale-N-…`, [`super::SCALE_IDS`]), whatever their
+    /// dimensions.
+    Scale,
 }
 
 impl Group {
-    /// `low-dim`, `images` or `high-dim`.
+    /// `low-dim`, `images`, `high-dim` or `scale`.
     pub fn name(self) -> &'static str {
         match self {
             Group::LowDim => "low-dim",
             Group::Images => "images",
             Group::HighDim => "high-dim",
+            Group::Scale => "scale",
         }
     }
 
-    /// The group of a task with these dimensions (`images` for the digit tasks).
+    /// The group of a task with these dimensions (`images` for the digit tasks; `scale` is
+    /// given by the `scale-` prefix, not by dimensions).
     pub fn of(dim_x: usize, dim_y: usize, images: bool) -> Self {
         if images {
             Group::Images
