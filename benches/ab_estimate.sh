@@ -54,7 +54,7 @@ for round in $(seq 1 "$ROUNDS"); do
             start=$EPOCHREALTIME
             "$bin" estimate "${args[@]}" --quiet --json >"$D/out.json" 2>>"$D/stderr.log"
             end=$EPOCHREALTIME
-            result=$(python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["estimates"][0]
+            result=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); e = r["estimates"][r.get("headline") or 0]
 print(repr(e["value"]) + "/" + repr(e["interval"]["low"]) + "/" + repr(e["interval"]["high"]))' "$D/out.json")
             echo "$name $which $(python3 -c "print($end - $start)") $result" >>"$D/times"
         done

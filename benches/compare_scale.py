@@ -84,7 +84,7 @@ def run_tool(tool, a, xs, ys, seed, env):
             last = [line for line in out.splitlines() if line.startswith("{")][-1]
             r = json.loads(last)
             if tool == "mibound":
-                head = r["estimates"][0]
+                head = r["estimates"][r.get("headline") or 0]  # the headline the CLI names
                 value, call = head["value"], head.get("wall_seconds")
                 extra = {"headline": head["estimator"]}
             elif tool == "bmi-infonce":
