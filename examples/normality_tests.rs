@@ -13,7 +13,7 @@
 use mibound::data::{CorrelatedGaussian, Sampler};
 use mibound::estimators::Estimator;
 use mibound::estimators::classical::Copula;
-use mibound::estimators::classical::normality::side_normality;
+use mibound::estimators::classical::normality::{SideNormality, side_normality};
 use mibound::tasks::{Group, Split, random_orthogonal};
 
 fn tasks(half: Split, seeds: &[u64]) {
@@ -49,19 +49,30 @@ fn tasks(half: Split, seeds: &[u64]) {
 }
 
 fn null(seeds: u64) {
-    for (n, d, mi) in [(5000, 5, 1.0), (5000, 25, 2.0), (5000, 50, 2.0), (20_000, 64, 4.0), (10_000, 256, 4.0)] {
-        let mut failed = 0;
+    let shapes =
+        [(5000, 5, 1.0), (5000, 25, 2.0), (5000, 50, 2.0), (10_000, 64, 4.0), (20_000, 64, 4.0), (10_000, 256, 4.0)];
+    for (n, d, mi) in shapes {
+        let (mut failed, mut kz) = (0, Vec::new());
         for seed in 0..seeds {
             let (x, y) = CorrelatedGaussian::with_mi(d, mi).unwrap().sample(n, &mut mibound::rng::rng(seed));
             let (qx, qy) = (random_orthogonal(d, 7_000 + seed), random_orthogonal(d, 9_000 + seed));
             let (x, y) = (x * qx.transpose(), y * qy.transpose());
             let (vx, vy) = (side_normality(x.as_view()), side_normality(y.as_view()));
+            for v in [vx, vy] {
+                if let SideNormality::Normal { kurtosis_z, .. } | SideNormality::NotNormal { kurtosis_z, .. } = v {
+                    kz.push(kurtosis_z);
+                }
+            }
             if !(vx.passes() && vy.passes()) {
                 failed += 1;
                 println!("  {n} × {d}+{d} seed {seed}: x {:?}, y {:?}", vx, vy);
             }
         }
-        println!("{n} rows, {d} + {d}: {failed} of {seeds} seeds had a side fail");
+        let mean = kz.iter().sum::<f64>() / kz.len() as f64;
+        let sd = (kz.iter().map(|z| (z - mean).powi(2)).sum::<f64>() / (kz.len() as f64 - 1.0)).sqrt();
+        println!(
+            "{n} rows, {d} + {d}: {failed} of {seeds} seeds had a side fail; kurtosis z mean {mean:.2}, sd {sd:.2}"
+        );
     }
 }
 

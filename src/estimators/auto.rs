@@ -92,16 +92,23 @@ impl EstimatorSpec {
 /// Rows per joint dimension the copula estimate needs beside `auto`'s neural bound
 /// ([`copula_applies`]).
 pub const COPULA_ROWS_PER_DIMENSION: usize = 5;
+/// Rows the copula estimate needs beside `auto`'s neural bound at least: the tests of the
+/// sides' normality (`classical::normality`) were calibrated on 2000 rows and more; on fewer
+/// they see little and their normal approximations are untried, and the copula estimate's
+/// interval is wider than the bound's (on 60 rows of 3 + 3 independent dimensions it was the
+/// headline with a precision warning at 3 seeds of 3).
+pub const COPULA_MIN_ROWS: usize = 2000;
 
 /// Whether `auto`'s neural plan runs the copula estimate beside the bound: at least
-/// [`COPULA_ROWS_PER_DIMENSION`] rows per joint dimension and no constant column. Where each
+/// [`COPULA_MIN_ROWS`] rows, [`COPULA_ROWS_PER_DIMENSION`] rows per joint dimension and no
+/// constant column. Where each
 /// side's normal scores are jointly normal it is a lower bound
 /// ([`super::classical::normality`]), and many weak linear dependences spread over hundreds of
 /// coordinates are read whole by it, where a trained or fitted critic reads a fraction; where
 /// they are not, it is an estimate and the bound stays the headline.
 pub fn copula_applies(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool {
     use crate::numerics::constant_columns;
-    x.nrows() >= COPULA_ROWS_PER_DIMENSION * (x.ncols() + y.ncols())
+    x.nrows() >= COPULA_MIN_ROWS.max(COPULA_ROWS_PER_DIMENSION * (x.ncols() + y.ncols()))
         && constant_columns(x).is_empty()
         && constant_columns(y).is_empty()
 }
