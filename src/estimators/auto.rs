@@ -52,7 +52,7 @@ impl EstimatorSpec {
     ///
     /// Beside a neural bound (without labels), the list also has the copula estimate
     /// ([`copula_applies`]), which is the headline where it is a lower bound and reads more
-    /// ([`super::compare::headline_index`]).
+    /// ([`super::headline_index`]).
     ///
     /// Where the blocks pass every test but the kernel test of their interaction (whose level,
     /// 1 %, is also how often it rejects independent blocks), the neural plan's list gains

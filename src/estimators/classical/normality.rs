@@ -22,7 +22,7 @@
 //!   side on a curved surface or with bounded coordinates lowers it);
 //! - skewness: `b₁ = (1/m_s²) Σ_{i,j} (w_iᵀ w_j)³` without its diagonal terms, on at most
 //!   [`SKEWNESS_ROWS`] of those rows (whitened by their own covariance), standardised by its
-//!   exact null variance ([`skewness_z`]); one-sided (any third moment raises it).
+//!   exact null variance (`skewness_z`); one-sided (any third moment raises it).
 //!
 //! A side fails where either test rejects at [`NORMALITY_LEVEL`], where a column holds tied
 //! values (normal scores of ties are not normal: a label, a count, a censored value), or where
