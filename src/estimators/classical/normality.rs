@@ -36,6 +36,7 @@
 use crate::ranks::copula_transform;
 use nalgebra::{DMatrix, DMatrixView};
 use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Normal};
 
 /// Rows the kurtosis test reads at most: evenly spaced rows of larger data.
 pub const NORMALITY_ROWS: usize = 10_000;
@@ -112,17 +113,13 @@ pub fn side_normality(m: DMatrixView<'_, f64>) -> SideNormality {
     let Some(w) = whitened(z) else { return SideNormality::Degenerate };
     let kurtosis_z = kurtosis_z(&w, scores_kurtosis(rows));
     let skewness_z = skewness_z(&w);
-    let (zk, zs) = (statrs_normal_quantile(1.0 - NORMALITY_LEVEL / 2.0), statrs_normal_quantile(1.0 - NORMALITY_LEVEL));
+    let q = |p: f64| Normal::standard().inverse_cdf(p);
+    let (zk, zs) = (q(1.0 - NORMALITY_LEVEL / 2.0), q(1.0 - NORMALITY_LEVEL));
     if kurtosis_z.abs() <= zk && skewness_z <= zs {
         SideNormality::Normal { kurtosis_z, skewness_z }
     } else {
         SideNormality::NotNormal { kurtosis_z, skewness_z }
     }
-}
-
-fn statrs_normal_quantile(p: f64) -> f64 {
-    use statrs::distribution::{ContinuousCDF, Normal};
-    Normal::standard().inverse_cdf(p)
 }
 
 /// Distinct values of a column.
@@ -152,8 +149,7 @@ fn whitened(mut z: DMatrix<f64>) -> Option<DMatrix<f64>> {
 fn scores_kurtosis(m: usize) -> f64 {
     let ranks: Vec<f64> = (0..m).map(|i| i as f64).collect();
     let s = crate::ranks::normal_scores(&ranks, crate::ranks::PlottingPosition::Weibull);
-    let m2 = s.iter().map(|v| v * v).sum::<f64>() / m as f64;
-    let m4 = s.iter().map(|v| v.powi(4)).sum::<f64>() / m as f64;
+    let (_, [m2, _, m4]) = crate::numerics::central_moments(s.iter().copied());
     m4 / (m2 * m2)
 }
 
