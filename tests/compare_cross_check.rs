@@ -20,7 +20,7 @@ fn cross_check_warnings(estimators: &str) -> Vec<String> {
     settings.neural.max_steps = 2;
     settings.neural.candidates.knn.clear();
     settings.neural.candidates.walks.clear();
-    settings.neural.candidates.gaussian = false;
+    settings.neural.candidates.elliptical.clear();
     let specs = EstimatorSpec::parse_list(estimators).unwrap();
     let c = compare(&specs, &settings, x.as_view(), y.as_view(), 0, None).unwrap();
     assert!(c.estimates[0].value < 0.5, "the barely trained bound read {}", c.estimates[0].value);
@@ -64,7 +64,7 @@ fn normal_sides_make_the_copula_estimate_the_headline() {
     let (x, y) = CorrelatedGaussian::with_mi(2, 1.5).unwrap().sample(1000, &mut rng(4));
     let mut settings = Settings::default();
     settings.neural.max_steps = 2;
-    settings.neural.candidates.gaussian = false;
+    settings.neural.candidates.elliptical.clear();
     let specs = EstimatorSpec::parse_list("infonce,copula,ksg").unwrap();
     let c = compare(&specs, &settings, x.as_view(), y.as_view(), 0, None).unwrap();
     let h = c.headline().unwrap();

@@ -16,23 +16,23 @@
 //! | [`Concat`] | `h([x; y])` on all `N·M` pairs | MINE (Belghazi et al. 2018) |
 //! | [`GaussianConditional`] | `log q(y|x)`, `q = N(μ(x), diag σ²(x))` | CLUB (Cheng et al. 2020), Barber & Agakov 2003 |
 //! | [`Knn`] (not trained) | `log` of shared nearest neighbours in a reference set over `k²/M` | after Kraskov et al. 2004's neighbourhoods |
-//! | [`LinearGaussian`] (not trained) | the log density ratio of a jointly Gaussian model, its covariance shrunk (Ledoit–Wolf) | the optimal critic of Gaussian data |
+//! | [`Elliptical`] (not trained) | the log density ratio of a jointly Gaussian or Student-t model, its covariance shrunk (Ledoit–Wolf) | the optimal critic of such data |
 //! | [`KnnSum`] (not trained) | `Σ_b` of [`Knn`] critics on blocks of dependent columns ([`crate::blocks::dependent_blocks`]) | `I(X; Y) = Σ_b I(X_b; Y_b)` for independent blocks |
 
 mod bilinear;
 mod concat;
+mod elliptical;
 mod gaussian;
 mod knn;
-mod linear_gaussian;
 pub mod mlp;
 mod moco;
 mod separable;
 
 pub use bilinear::Bilinear;
 pub use concat::Concat;
+pub use elliptical::{Elliptical, Tails};
 pub use gaussian::{GaussianConditional, Variance};
 pub use knn::{Knn, KnnSum};
-pub use linear_gaussian::LinearGaussian;
 pub use mlp::{Activation, Init, Mlp, MlpSpec};
 pub use moco::Moco;
 pub use separable::{Separable, Similarity};

@@ -214,8 +214,8 @@ pub fn compare<S: SettingsGuard + ?Sized>(
     }
     apply_entropy_ceiling(&mut estimates, x, y, &settings.neural_config().labels)?;
     // The reference has the rows the cross-check read (beside a lower bound: at most
-    // CROSS_CHECK_ROWS).
-    let shape = (x.ncols(), y.ncols(), x.nrows().min(CROSS_CHECK_ROWS));
+    // cross_check_rows).
+    let shape = (x.ncols(), y.ncols(), x.nrows().min(cross_check_rows(x.ncols() + y.ncols())));
     let reference = cross_check_reference(specs, &estimates, settings, shape, seed)?;
     let mut warnings = diagnostics(specs, &estimates, x.ncols(), y.ncols(), x.nrows(), reference);
     warnings.extend(below_zero(&estimates));
@@ -251,11 +251,27 @@ fn tell(progress: Option<&dyn Progress>, phase: Phase) {
 }
 
 /// Rows a nearest-neighbour estimator uses beside a neural bound, where it is the classical
-/// cross-check: a random subset of larger data sets. Its neighbour searches grow faster than
-/// the rows in many dimensions (at 10⁵ rows of 16 + 16 dims KSG took most of an estimate's
-/// time); on 10⁴ rows the cross-check's spread is that of KSG on 10⁴ rows, and its bias in
-/// many dimensions (which the cross-check's hints allow for) that of 10⁴ rows.
+/// cross-check, up to [`CROSS_CHECK_DIMENSIONS`] joint dimensions: a random subset of larger data
+/// sets. Its neighbour searches grow faster than the rows in many dimensions (at 10⁵ rows of
+/// 16 + 16 dims KSG took most of an estimate's time); on 10⁴ rows the cross-check's spread is
+/// that of KSG on 10⁴ rows, and its bias in many dimensions (which the cross-check's hints allow
+/// for) that of 10⁴ rows.
 pub const CROSS_CHECK_ROWS: usize = 10_000;
+/// Joint dimensions up to which the cross-check reads [`CROSS_CHECK_ROWS`] rows; above, fewer
+/// ([`cross_check_rows`]).
+pub const CROSS_CHECK_DIMENSIONS: usize = 128;
+
+/// Rows the cross-check reads at most with `dims` joint dimensions: [`CROSS_CHECK_ROWS`] up to
+/// [`CROSS_CHECK_DIMENSIONS`], then `CROSS_CHECK_ROWS·√(CROSS_CHECK_DIMENSIONS/dims)`, so that its
+/// neighbour searches (`rows²·dims` distance terms, a search in hundreds of dimensions being a
+/// scan) cost no more than at 128 dimensions: 5000 rows at 512 dimensions, where KSG alone took
+/// 34 s on 10⁴ rows (and its calibration reference as much again), 2500 at 2048.
+pub fn cross_check_rows(dims: usize) -> usize {
+    if dims <= CROSS_CHECK_DIMENSIONS {
+        return CROSS_CHECK_ROWS;
+    }
+    (CROSS_CHECK_ROWS as f64 * (CROSS_CHECK_DIMENSIONS as f64 / dims as f64).sqrt()).round() as usize
+}
 
 /// The estimators that search neighbours (KSG and its kin).
 fn is_neighbour_estimator(s: &EstimatorSpec) -> bool {
@@ -268,7 +284,7 @@ fn is_neighbour_estimator(s: &EstimatorSpec) -> bool {
     )
 }
 
-/// `s` on [`CROSS_CHECK_ROWS`] random rows of larger data, with a note saying so.
+/// `s` on [`cross_check_rows`] random rows of larger data, with a note saying so.
 fn cross_check_estimate<S: SettingsGuard + ?Sized>(
     s: &EstimatorSpec,
     settings: &S,
@@ -276,16 +292,16 @@ fn cross_check_estimate<S: SettingsGuard + ?Sized>(
     y: DMatrixView<'_, f64>,
     seed: u64,
 ) -> Result<Estimate> {
-    let n = x.nrows();
-    let mut e = super::auto::on_random_rows(s, settings, x, y, seed, CROSS_CHECK_ROWS)?;
-    if n > CROSS_CHECK_ROWS {
+    let (n, rows) = (x.nrows(), cross_check_rows(x.ncols() + y.ncols()));
+    let mut e = super::auto::on_random_rows(s, settings, x, y, seed, rows)?;
+    if n > rows {
         let message = format!(
-            "{}: the cross-check ran on a random {CROSS_CHECK_ROWS} of the {n} rows, so that its neighbour searches stay fast",
+            "{}: the cross-check ran on a random {rows} of the {n} rows, so that its neighbour searches stay fast",
             e.label
         );
-        e.diagnostics.warnings.push(
-            Warning::new(WarningCode::Subsampled, message).with("rows", CROSS_CHECK_ROWS as f64).with("of", n as f64),
-        );
+        e.diagnostics
+            .warnings
+            .push(Warning::new(WarningCode::Subsampled, message).with("rows", rows as f64).with("of", n as f64));
     }
     Ok(e)
 }
@@ -819,6 +835,20 @@ mod tests {
         let xy = nalgebra::DMatrix::from_fn(8, 2, |i, j| if j == 0 { (i % 4) as f64 } else { i as f64 });
         apply_entropy_ceiling(&mut e, x.as_view(), xy.as_view(), &mixed).unwrap();
         assert!(e[0].diagnostics.warnings.is_empty(), "y is not all labels: no ceiling");
+    }
+
+    #[test]
+    fn the_cross_check_reads_fewer_rows_in_more_dimensions_at_the_cost_of_128() {
+        assert_eq!(cross_check_rows(10), CROSS_CHECK_ROWS);
+        assert_eq!(cross_check_rows(CROSS_CHECK_DIMENSIONS), CROSS_CHECK_ROWS);
+        assert_eq!(cross_check_rows(512), 5000);
+        assert_eq!(cross_check_rows(2048), 2500);
+        for d in [129, 200, 512, 1000, 2048, 4096] {
+            let (r, base) = (cross_check_rows(d) as f64, CROSS_CHECK_ROWS as f64);
+            let (cost, cap) = (r * r * d as f64, base * base * CROSS_CHECK_DIMENSIONS as f64);
+            assert!(cost <= cap * 1.001 && cost >= cap * 0.99, "{d}: {cost} against {cap}");
+            assert!(cross_check_rows(d) >= cross_check_rows(d + 1));
+        }
     }
 
     #[test]

@@ -146,7 +146,7 @@ pub struct Options {
     /// Critic for the lower bounds: `auto` (a separable critic from `hidden`, `embed` and
     /// `weight_decay`, compared on every fold with the candidates of [`Candidates::default`] —
     /// [`Alternative::defaults`](crate::estimators::Alternative::defaults), all three also on the coordinates with their squares, and the
-    /// nearest-neighbour, random-walk and Gaussian critics — keeping the one that validates
+    /// nearest-neighbour, random-walk and elliptical (Gaussian and Student-t) critics — keeping the one that validates
     /// highest), or one critic alone, with no other candidate ([`Candidates::none`]):
     /// separable, cosine, bilinear, cpc, concat (or any name [`CriticSpec::parse`] reads).
     pub critic: String,

@@ -87,7 +87,7 @@ impl Default for NeuralConfig {
     /// critic with 32-d embeddings, a Gaussian q), no weight decay, N = 256, 5 folds, at most
     /// 3000 steps, and every fold choosing by validation among the candidates of
     /// [`Candidates::default`] (deeper critics with weight decay, each trained critic again on
-    /// the squares, nearest-neighbour, random-walk and Gaussian critics; chosen once, on the
+    /// the squares, nearest-neighbour, random-walk and elliptical critics; chosen once, on the
     /// first fold, after a pilot of 500 steps). Lower-bound critics train on the bound
     /// symmetrised over both orientations of the scores, each test fold is one test batch, and
     /// a critic stops after 120 steps without a validation improvement (docs/results.md,
@@ -294,7 +294,7 @@ mod tests {
     fn only_lower_bounds_have_more_than_one_candidate() {
         let cfg = NeuralConfig::default();
         // 3 trained critics, again on the squares; 8 neighbour critics, again summed over
-        // blocks, all again on the coordinates as given; the Gaussian critic.
+        // blocks, all again on the coordinates as given; the elliptical critics.
         assert_eq!(cfg.candidates_for(&BoundSpec::InfoNce).len(), 6 + 32 + 1);
         assert_eq!(cfg.critics_per_fold(&BoundSpec::InfoNce), 6);
         assert_eq!(cfg.candidates_for(&BoundSpec::Club).len(), 1);

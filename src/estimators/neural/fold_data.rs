@@ -92,7 +92,7 @@ impl<'a> FoldData<'a> {
                 Some(g) if n.given() => dataset_of(g),
                 _ => self.dataset(),
             },
-            CandidateKind::Gaussian => self.dataset(),
+            CandidateKind::Elliptical(_) => self.dataset(),
         }
     }
 

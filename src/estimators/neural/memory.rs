@@ -33,7 +33,7 @@ pub(super) struct Planned {
     pub test_batch: f64,
     /// One fold's candidates' training batches.
     pub training: f64,
-    /// One fold's untrained candidates: nearest-neighbour searches, the Gaussian critic's fit.
+    /// One fold's untrained candidates: nearest-neighbour searches, the elliptical critics' fit.
     pub neighbours: f64,
 }
 
@@ -82,10 +82,11 @@ pub(super) fn planned(cfg: &NeuralConfig, plan: &Plan, (dx, dy): (usize, usize))
     let reference = plan.folds.iter().map(|f| f.reference.len()).max().unwrap_or(0).min(MAX_KNN_REFERENCE) as f64;
     let mut neighbour_bytes =
         if neighbours { 2.0 * KNN_QUERY_BLOCK as f64 * reference * 8.0 + reference * width * 8.0 } else { 0.0 };
-    if c.gaussian {
-        // Its reference rows side by side, and the covariance, its shrunk form, inverse and
-        // factor.
-        neighbour_bytes += 2.0 * reference * width * 8.0 + 5.0 * width * width * 8.0;
+    if !c.elliptical.is_empty() {
+        // Their reference rows side by side, and the covariance, its shrunk form, inverse and
+        // factor; then each critic's five blocks of it (`1.25·width²` where the sides are equal).
+        let critics = c.elliptical.len() as f64;
+        neighbour_bytes += 2.0 * reference * width * 8.0 + (5.0 + 1.25 * critics) * width * width * 8.0;
     }
     Planned { folds_at_once, data, test_rows, test_batch, training, neighbours: neighbour_bytes }
 }
@@ -155,7 +156,7 @@ fn change(cfg: &NeuralConfig, plan: &Plan, p: &Planned, dims: (usize, usize)) ->
         )
     } else {
         format!(
-            "most of it is the untrained candidates (nearest-neighbour searches, the Gaussian critic's covariance); set candidates.knn and candidates.walks empty and candidates.gaussian false ({ONE_CRITIC}), or raise {LIMIT}"
+            "most of it is the untrained candidates (nearest-neighbour searches, the elliptical critics' covariance); set candidates.knn, candidates.walks and candidates.elliptical empty ({ONE_CRITIC}), or raise {LIMIT}"
         )
     }
 }

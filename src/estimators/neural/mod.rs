@@ -56,7 +56,7 @@ mod untrained;
 pub use aggregate::NeuralSettings;
 pub use candidates::{
     Alternative, BLOCK_LINK_Z, Candidate, CandidateId, CandidateKind, Candidates, MAX_BLOCK_COLUMNS, MAX_BLOCKS,
-    MAX_KNN_REFERENCE, MAX_WALK_ROWS, Neighbours, WALK_NEIGHBOURS,
+    MAX_KNN_REFERENCE, MAX_WALK_ROWS, Neighbours, WALK_NEIGHBOURS, default_tails,
 };
 pub use conditional::conditional_estimate;
 pub use config::{LabelColumns, MAX_TEST_BATCH, NeuralConfig, STEP_THREADS, ValidNeuralConfig, whole_fold_batches};

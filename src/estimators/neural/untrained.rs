@@ -1,5 +1,5 @@
 //! The candidates that need no training: nearest-neighbour critics ([`KnnSum`]) and the
-//! closed-form Gaussian critic ([`LinearGaussian`]), built on a fold's reference rows and
+//! closed-form elliptical critics ([`Elliptical`]), built on a fold's reference rows and
 //! compared on the same validation objective as the trained ones.
 
 use super::candidates::{Candidate, CandidateKind};
@@ -7,7 +7,7 @@ use super::fold_data::FoldData;
 use super::scoring::{Bounds, Scoring, mean_values, objective_bound};
 use crate::blocks::Block;
 use crate::bounds::BoundSpec;
-use crate::critics::{KnnSum, LinearGaussian};
+use crate::critics::{Elliptical, KnnSum};
 use crate::error::{Error, Result};
 use crate::train::Dataset;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ const NEIGHBOUR_KINDS: [(bool, bool); 4] = [(false, false), (false, true), (true
 /// A critic that needs no training, built on a fold's reference rows.
 pub(super) enum Untrained {
     Neighbours(KnnSum),
-    Gaussian(LinearGaussian),
+    Elliptical(Box<Elliptical>),
 }
 
 impl Scoring for Untrained {
@@ -30,7 +30,7 @@ impl Scoring for Untrained {
                 let scored = KnnSum::scores_batches(std::slice::from_ref(critic), x, y, batches);
                 mean_values(bounds, scored.into_iter().next().expect("one critic's scores"))
             }
-            Untrained::Gaussian(critic) => {
+            Untrained::Elliptical(critic) => {
                 let scores = |rows: &Vec<usize>| {
                     critic.scores(seen.x.select_rows(rows).as_view(), seen.y.select_rows(rows).as_view())
                 };
@@ -93,10 +93,20 @@ fn build(fold: &FoldData, candidates: &[Candidate], chosen_elsewhere: bool) -> R
             out.extend(walks.iter().zip(sums).map(|(s, critic)| (s.0.clone(), Untrained::Neighbours(critic))));
         }
     }
-    if let Some(c) = candidates.iter().find(|c| c.kind == CandidateKind::Gaussian) {
+    let elliptical: Vec<_> = candidates
+        .iter()
+        .filter_map(|c| match c.kind {
+            CandidateKind::Elliptical(tails) => Some((c, tails)),
+            _ => None,
+        })
+        .collect();
+    if !elliptical.is_empty() {
+        // One covariance for every model's tails.
         let (d, reference) = (fold.dataset(), &fold.rows.reference);
-        let critic = LinearGaussian::fit(d.x.select_rows(reference).as_view(), d.y.select_rows(reference).as_view())?;
-        out.push((c.clone(), Untrained::Gaussian(critic)));
+        let fit = Elliptical::fit(d.x.select_rows(reference).as_view(), d.y.select_rows(reference).as_view())?;
+        for (c, tails) in elliptical {
+            out.push((c.clone(), Untrained::Elliptical(Box::new(fit.with_tails(tails)?))));
+        }
     }
     if chosen_elsewhere && !candidates.is_empty() && out.len() != 1 {
         let why = "the critic chosen on the first fold cannot be built on this fold's rows";
@@ -140,8 +150,8 @@ fn neighbour_kind(c: &Candidate) -> Option<(bool, bool)> {
 /// The validation objectives of `built`: the trainer's objective (symmetrised as for the
 /// trained candidates) on each candidate's validation batches. The random walks of each kind
 /// share the batches of the first of them, so that their walks are shared; the counting
-/// critics are validated first, then the walks, kind by kind (on one bound), and the Gaussian
-/// critic last (on its own).
+/// critics are validated first, then the walks, kind by kind (on one bound), and the elliptical
+/// critics last (each on its own).
 fn validate(fold: &FoldData, built: &mut [(Candidate, Untrained)], trainer: BoundSpec, seed: u64) -> Result<Vec<f64>> {
     let mut bound = [objective_bound(fold.cfg, trainer)?];
     let mut out = vec![f64::NEG_INFINITY; built.len()];
@@ -168,7 +178,7 @@ fn validate(fold: &FoldData, built: &mut [(Candidate, Untrained)], trainer: Boun
         }
     }
     for (j, (c, u)) in built.iter_mut().enumerate() {
-        if matches!(u, Untrained::Gaussian(_)) {
+        if matches!(u, Untrained::Elliptical(_)) {
             let mut own = [objective_bound(fold.cfg, trainer)?];
             out[j] = u.mean_values(fold.seen_by(&c.kind), &mut own, &fold.validation_batches(c.id, seed))?[0].1;
         }
