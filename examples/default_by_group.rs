@@ -31,7 +31,7 @@
 //! A neural headline's line ends with the id of the candidate each fold kept
 //! (`NeuralSettings::chosen_per_fold`: `Trained(0)` the configured critic, `Trained(1..=A)` its
 //! alternatives (the two defaults with `--critic auto`, none with `--critic separable`), then
-//! the same on the squares; `Untrained(..)` the nearest-neighbour, random-walk and Gaussian
+//! the same on the squares; `Untrained(..)` the nearest-neighbour, random-walk and elliptical
 //! critics), so two pilot lengths can be compared pair by pair: where they keep the same
 //! candidate, their values and intervals are the same.
 //!

@@ -82,7 +82,7 @@ fn too_few_rows_for_the_folds_get_advice_that_holds() {
 
 /// A named critic (`--critic separable`, Python's `critic="separable"`: both read these
 /// options) is that critic alone: one candidate per fold, none beside it — where `auto`
-/// compares 39 (six trained, 32 nearest-neighbour and random-walk critics, the Gaussian).
+/// compares 41 (six trained, 32 nearest-neighbour and random-walk critics, three elliptical).
 #[test]
 fn a_named_critic_runs_exactly_one_candidate() {
     use mibound::bounds::BoundSpec;
@@ -99,7 +99,7 @@ fn a_named_critic_runs_exactly_one_candidate() {
         EstimatorSpec::parse("infonce").unwrap().build(s).unwrap().estimate(x.as_view(), y.as_view(), 0).unwrap()
     };
     let auto = settings("auto");
-    assert_eq!(auto.neural.candidates_for(&BoundSpec::InfoNce).len(), 39);
+    assert_eq!(auto.neural.candidates_for(&BoundSpec::InfoNce).len(), 41);
     // Six critics train in the first fold (each to the step limit: the pilot is longer).
     let steps = infonce(&auto).diagnostics.steps.unwrap();
     assert!(steps > 5 * 40, "auto: {steps} steps");

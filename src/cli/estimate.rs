@@ -100,7 +100,8 @@ pub fn estimate(
 ) -> Result<()> {
     let (specs, settings) = config(opts)?;
     input.csv()?;
-    let read = read(files, input)?;
+    let mut read = read(files, input)?;
+    read.release_values();
     let labels = super::kinds::declared_labels(files.discrete, &read)?;
     let request = EstimateRequest {
         specs,

@@ -58,6 +58,19 @@ pub enum Tails {
     },
 }
 
+impl Tails {
+    /// The tails, or an error where a Student-t's degrees of freedom are not finite and above 2
+    /// (its covariance, which the fit estimates, needs `ν > 2`).
+    pub fn checked(self) -> Result<Self> {
+        match self {
+            Tails::Student { dof } if !(dof > 2.0 && dof.is_finite()) => {
+                Err(Error::param("elliptical critic's degrees of freedom", dof, "must be finite and above 2"))
+            }
+            t => Ok(t),
+        }
+    }
+}
+
 /// The closed-form elliptical critic of a reference set (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Elliptical {
@@ -138,12 +151,7 @@ impl Elliptical {
 
     /// The same fit with the model's tails `tails` (a Student-t needs `dof > 2`).
     pub fn with_tails(&self, tails: Tails) -> Result<Self> {
-        if let Tails::Student { dof } = tails
-            && !(dof > 2.0 && dof.is_finite())
-        {
-            return Err(Error::param("elliptical critic's degrees of freedom", dof, "must be finite and above 2"));
-        }
-        Ok(Elliptical { tails, ..self.clone() })
+        Ok(Elliptical { tails: tails.checked()?, ..self.clone() })
     }
 
     /// The model's tails.

@@ -196,6 +196,9 @@ impl NeuralConfig {
         if let Some(f) = c.knn.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
             return Err(Error::param("knn factor", f, "must be positive and finite (k = factor · √rows)"));
         }
+        for t in &c.elliptical {
+            t.checked()?;
+        }
         if c.walks.contains(&0) {
             return Err(Error::param("random-walk steps", 0, "must be at least 1"));
         }
@@ -271,6 +274,7 @@ impl NeuralConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::critics::Tails;
 
     #[test]
     fn missing_fields_read_as_the_defaults() {
@@ -287,6 +291,8 @@ mod tests {
         let with = |candidates| NeuralConfig { candidates, ..NeuralConfig::default() }.validate();
         assert!(with(Candidates { walks: vec![0], ..Candidates::default() }).is_err());
         assert!(with(Candidates { knn: vec![f64::NAN], ..Candidates::default() }).is_err());
+        let student = |dof| Candidates { elliptical: vec![Tails::Student { dof }], ..Candidates::default() };
+        assert!(with(student(2.0)).is_err() && with(student(f64::INFINITY)).is_err() && with(student(3.0)).is_ok());
         assert!(with(Candidates::none()).is_ok());
     }
 
@@ -295,7 +301,7 @@ mod tests {
         let cfg = NeuralConfig::default();
         // 3 trained critics, again on the squares; 8 neighbour critics, again summed over
         // blocks, all again on the coordinates as given; the elliptical critics.
-        assert_eq!(cfg.candidates_for(&BoundSpec::InfoNce).len(), 6 + 32 + 1);
+        assert_eq!(cfg.candidates_for(&BoundSpec::InfoNce).len(), 6 + 32 + 3);
         assert_eq!(cfg.critics_per_fold(&BoundSpec::InfoNce), 6);
         assert_eq!(cfg.candidates_for(&BoundSpec::Club).len(), 1);
         assert_eq!(cfg.candidates_for(&BoundSpec::Loo)[0].kind, cfg.candidates_for(&BoundSpec::Club)[0].kind);
