@@ -95,3 +95,35 @@ fn the_copula_bounds_interval_covers_the_truth() {
         .count();
     assert!(covered >= 88, "{covered} of 100 intervals cover the truth");
 }
+
+/// `auto` adds the copula estimate only where it could be a bound, and never fails a call for
+/// it: columns with tied values (pixels of a few levels, where its correlation matrix was
+/// singular on digit images and the whole call failed) leave it out of the plan; a column
+/// repeated in other units (no ties, a singular correlation matrix of normal scores) leaves it
+/// out of the results, while asked for by name it is refused with the reason.
+#[test]
+fn the_copula_estimate_is_left_out_where_it_cannot_be_fitted() {
+    let specs = EstimatorSpec::parse_list("auto").unwrap();
+    let names = |c: &mibound::estimators::Comparison| -> Vec<String> {
+        c.estimates.iter().map(|e| e.estimator.clone()).collect()
+    };
+    let (x, y) = rotated(3000, 6, 1.0, 0);
+    let mut s = Settings::default();
+    s.neural.max_steps = 100;
+    let all = compare(&specs, &s, x.as_view(), y.as_view(), 0, None).unwrap();
+    assert!(names(&all).contains(&"copula".to_string()), "{:?}", names(&all));
+    // Ties: x rounded to one decimal.
+    let rounded = x.map(|v| (v * 10.0).round() / 10.0);
+    let tied = compare(&specs, &s, rounded.as_view(), y.as_view(), 0, None).unwrap();
+    assert!(!names(&tied).contains(&"copula".to_string()), "{:?}", names(&tied));
+    // A column twice, in other units: no ties, but the same normal scores, so that the
+    // copula's correlation matrix is singular.
+    let mut summed = x.clone();
+    let twice = x.column(0) * 2.54;
+    summed.set_column(2, &twice);
+    let c = compare(&specs, &s, summed.as_view(), y.as_view(), 0, None).unwrap();
+    assert!(!names(&c).contains(&"copula".to_string()), "{:?}", names(&c));
+    assert!(c.headline().is_some());
+    let asked = EstimatorSpec::parse_list("infonce,copula").unwrap();
+    assert!(compare(&asked, &s, summed.as_view(), y.as_view(), 0, None).is_err());
+}

@@ -5,6 +5,7 @@
 //! ([`EstimatorSpec::resolve_for`]).
 
 use super::classical::gaussian::copula_transform;
+use super::classical::normality::holds_ties;
 use super::classical::{HEADLINE_K, label_estimator};
 use super::{Estimate, Estimator, EstimatorSpec, Kind, Settings, SettingsGuard};
 use crate::blocks::{BLOCK_LINK_Z, blocks_independence_p, blocks_interaction_p, independent_blocks};
@@ -100,8 +101,10 @@ pub const COPULA_ROWS_PER_DIMENSION: usize = 5;
 pub const COPULA_MIN_ROWS: usize = 2000;
 
 /// Whether `auto`'s neural plan runs the copula estimate beside the bound: at least
-/// [`COPULA_MIN_ROWS`] rows, [`COPULA_ROWS_PER_DIMENSION`] rows per joint dimension and no
-/// constant column. Where each
+/// [`COPULA_MIN_ROWS`] rows, [`COPULA_ROWS_PER_DIMENSION`] rows per joint dimension, no
+/// constant column and no column with tied values (where it could never be a bound:
+/// [`holds_ties`]; on digit images, pixels of a few levels made its correlation matrix
+/// singular). Where each
 /// side's normal scores are jointly normal it is a lower bound
 /// ([`super::classical::normality`]), and many weak linear dependences spread over hundreds of
 /// coordinates are read whole by it, where a trained or fitted critic reads a fraction; where
@@ -111,6 +114,8 @@ pub fn copula_applies(x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> bool 
     x.nrows() >= COPULA_MIN_ROWS.max(COPULA_ROWS_PER_DIMENSION * (x.ncols() + y.ncols()))
         && constant_columns(x).is_empty()
         && constant_columns(y).is_empty()
+        && !holds_ties(x)
+        && !holds_ties(y)
 }
 
 /// Rows the copula estimate uses beside a neural bound at most: a random subset of larger data

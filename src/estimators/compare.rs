@@ -188,6 +188,7 @@ pub fn compare<S: SettingsGuard + ?Sized>(
     if specs.is_empty() {
         return Err(Error::param("estimators", "(none)", "ask for at least one"));
     }
+    let asked_copula = specs.contains(&EstimatorSpec::Copula);
     let specs = &EstimatorSpec::resolve_for(specs, x, y, &settings.neural_config().labels);
     let bounds: Vec<_> = specs.iter().filter_map(|s| s.bound()).collect();
     let (mut from_neural, trace) = if bounds.is_empty() {
@@ -198,7 +199,7 @@ pub fn compare<S: SettingsGuard + ?Sized>(
     };
     let cancelled = || progress.is_some_and(|p| p.cancelled());
     tell(progress, Phase::Estimating);
-    let mut estimates = Vec::with_capacity(specs.len());
+    let (mut estimates, mut kept) = (Vec::with_capacity(specs.len()), Vec::with_capacity(specs.len()));
     for s in specs {
         if cancelled() {
             return Err(Error::Cancelled);
@@ -207,11 +208,18 @@ pub fn compare<S: SettingsGuard + ?Sized>(
             Some(_) => from_neural.next().expect("one neural estimate per bound"),
             None if !bounds.is_empty() && is_neighbour_estimator(s) => cross_check_estimate(s, settings, x, y, seed)?,
             None if !bounds.is_empty() && *s == EstimatorSpec::Copula => {
-                super::auto::copula_beside_bound(settings, x, y, seed)?
+                match super::auto::copula_beside_bound(settings, x, y, seed) {
+                    // Added by `auto`'s plan, not asked for: columns that are linear
+                    // combinations of others leave it out, not the call.
+                    Err(Error::Singular { .. }) if !asked_copula => continue,
+                    e => e?,
+                }
             }
             None => s.build(settings)?.estimate(x, y, seed)?,
         });
+        kept.push(*s);
     }
+    let specs = &kept;
     apply_entropy_ceiling(&mut estimates, x, y, &settings.neural_config().labels)?;
     // The reference has the rows the cross-check read (beside a lower bound: at most
     // cross_check_rows).

@@ -105,9 +105,8 @@ pub fn side_normality(m: DMatrixView<'_, f64>) -> SideNormality {
     if rows <= p + 5 {
         return SideNormality::Degenerate;
     }
-    let idx: Vec<usize> = (0..rows).map(|k| k * n / rows).collect();
-    let z = copula_transform(m.select_rows(&idx).as_view());
-    if z.column_iter().any(|c| distinct(c.iter().copied()) < (DISTINCT_SHARE * rows as f64) as usize) {
+    let z = copula_transform(m.select_rows(&tested_rows(n)).as_view());
+    if has_ties(z.as_view()) {
         return SideNormality::Ties;
     }
     let Some(w) = whitened(z) else { return SideNormality::Degenerate };
@@ -123,6 +122,24 @@ pub fn side_normality(m: DMatrixView<'_, f64>) -> SideNormality {
 }
 
 /// Distinct values of a column.
+/// The rows the tests read: at most [`NORMALITY_ROWS`] evenly spaced rows of `n`.
+fn tested_rows(n: usize) -> Vec<usize> {
+    let rows = n.min(NORMALITY_ROWS);
+    (0..rows).map(|k| k * n / rows).collect()
+}
+
+/// Whether a column of `m` has fewer distinct values than [`DISTINCT_SHARE`] of its rows.
+fn has_ties(m: DMatrixView<'_, f64>) -> bool {
+    m.column_iter().any(|c| distinct(c.iter().copied()) < (DISTINCT_SHARE * m.nrows() as f64) as usize)
+}
+
+/// Whether a column of `m` holds tied values among the rows the tests read, so that its side
+/// cannot pass them ([`SideNormality::Ties`]): a label, a count, a pixel, a censored value.
+/// Ranks keep ties, so the values as given tell.
+pub fn holds_ties(m: DMatrixView<'_, f64>) -> bool {
+    has_ties(m.select_rows(&tested_rows(m.nrows())).as_view())
+}
+
 fn distinct(values: impl Iterator<Item = f64>) -> usize {
     let mut v: Vec<f64> = values.collect();
     v.sort_by(f64::total_cmp);
