@@ -44,6 +44,7 @@ use crate::error::{Error, Result};
 use nalgebra::{DMatrix, DMatrixView, DVector};
 use serde::{Deserialize, Serialize};
 use statrs::function::gamma::ln_gamma;
+use std::sync::Arc;
 
 /// The tails of an [`Elliptical`] critic's model.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,9 +72,17 @@ impl Tails {
     }
 }
 
-/// The closed-form elliptical critic of a reference set (see the module docs).
+/// The closed-form elliptical critic of a reference set (see the module docs): one fit, shared
+/// by the critics of every model's tails.
 #[derive(Clone, Debug)]
 pub struct Elliptical {
+    fit: Arc<Fit>,
+    tails: Tails,
+}
+
+/// The fitted parameters of [`Elliptical`], whatever the tails.
+#[derive(Debug)]
+struct Fit {
     mean_x: DVector<f64>,
     mean_y: DVector<f64>,
     /// `Λ_xy` (`dx × dy`).
@@ -87,7 +96,6 @@ pub struct Elliptical {
     /// `c` of the module docs.
     constant: f64,
     shrinkage: f64,
-    tails: Tails,
 }
 
 /// `A⁻¹` and `log |A|` of a symmetric positive definite `A`, or an error naming `what`.
@@ -135,7 +143,7 @@ impl Elliptical {
             sigma.view((dx, dx), (dy, dy)).into_owned(),
             "covariance of y in the elliptical critic",
         )?;
-        Ok(Elliptical {
+        let fit = Fit {
             mean_x: mean.rows(0, dx).into_owned(),
             mean_y: mean.rows(dx, dy).into_owned(),
             cross: lambda.view((0, dx), (dx, dy)).into_owned(),
@@ -145,13 +153,13 @@ impl Elliptical {
             inverse_y: inv_yy,
             constant: 0.5 * (log_det_x + log_det_y - log_det),
             shrinkage,
-            tails: Tails::Normal,
-        })
+        };
+        Ok(Elliptical { fit: Arc::new(fit), tails: Tails::Normal })
     }
 
     /// The same fit with the model's tails `tails` (a Student-t needs `dof > 2`).
     pub fn with_tails(&self, tails: Tails) -> Result<Self> {
-        Ok(Elliptical { tails: tails.checked()?, ..self.clone() })
+        Ok(Elliptical { fit: Arc::clone(&self.fit), tails: tails.checked()? })
     }
 
     /// The model's tails.
@@ -161,11 +169,12 @@ impl Elliptical {
 
     /// Ledoit & Wolf's shrinkage weight `b²/d²` of the fit, in `[0, 1]`.
     pub fn shrinkage(&self) -> f64 {
-        self.shrinkage
+        self.fit.shrinkage
     }
 
     /// The score matrix `S_ij = S(x_i, y_j)` of the rows of `x` against the rows of `y`.
     pub fn scores(&self, x: DMatrixView<'_, f64>, y: DMatrixView<'_, f64>) -> DMatrix<f64> {
+        let f = &*self.fit;
         let centred = |m: DMatrixView<'_, f64>, mean: &DVector<f64>| {
             let mut c = m.into_owned();
             for (j, mut col) in c.column_iter_mut().enumerate() {
@@ -173,21 +182,21 @@ impl Elliptical {
             }
             c
         };
-        let (xc, yc) = (centred(x, &self.mean_x), centred(y, &self.mean_y));
+        let (xc, yc) = (centred(x, &f.mean_x), centred(y, &f.mean_y));
         let quadratic = |c: &DMatrix<f64>, q: &DMatrix<f64>| -> Vec<f64> {
             let cq = c * q;
             cq.row_iter().zip(c.row_iter()).map(|(a, b)| a.dot(&b)).collect()
         };
-        let (jx, jy) = (quadratic(&xc, &self.joint_x), quadratic(&yc, &self.joint_y));
-        let (qx, qy) = (quadratic(&xc, &self.inverse_x), quadratic(&yc, &self.inverse_y));
+        let (jx, jy) = (quadratic(&xc, &f.joint_x), quadratic(&yc, &f.joint_y));
+        let (qx, qy) = (quadratic(&xc, &f.inverse_x), quadratic(&yc, &f.inverse_y));
         // Q_ij = x̃_iᵀ Λ_xx x̃_i + 2 x̃_iᵀ Λ_xy ỹ_j + ỹ_jᵀ Λ_yy ỹ_j.
-        let mut s = (&xc * &self.cross) * yc.transpose() * 2.0;
+        let mut s = (&xc * &f.cross) * yc.transpose() * 2.0;
         let (dx, dy) = (xc.ncols() as f64, yc.ncols() as f64);
         match self.tails {
             Tails::Normal => {
                 for (j, mut col) in s.column_iter_mut().enumerate() {
                     for (i, v) in col.iter_mut().enumerate() {
-                        *v = -0.5 * (*v + jx[i] + jy[j]) + 0.5 * (qx[i] + qy[j]) + self.constant;
+                        *v = -0.5 * (*v + jx[i] + jy[j]) + 0.5 * (qx[i] + qy[j]) + f.constant;
                     }
                 }
             }
@@ -195,7 +204,7 @@ impl Elliptical {
                 let (r, p) = (1.0 / (dof - 2.0), dx + dy);
                 let half = |d: f64| 0.5 * (dof + d);
                 let constant =
-                    self.constant + ln_gamma(half(p)) + ln_gamma(half(0.0)) - ln_gamma(half(dx)) - ln_gamma(half(dy));
+                    f.constant + ln_gamma(half(p)) + ln_gamma(half(0.0)) - ln_gamma(half(dx)) - ln_gamma(half(dy));
                 let side = |q: &[f64], d: f64| -> Vec<f64> { q.iter().map(|v| half(d) * (r * v).ln_1p()).collect() };
                 let (ax, by) = (side(&qx, dx), side(&qy, dy));
                 for (j, mut col) in s.column_iter_mut().enumerate() {

@@ -209,8 +209,8 @@ pub fn compare<S: SettingsGuard + ?Sized>(
             None if !bounds.is_empty() && is_neighbour_estimator(s) => cross_check_estimate(s, settings, x, y, seed)?,
             None if !bounds.is_empty() && *s == EstimatorSpec::Copula => {
                 match super::auto::copula_beside_bound(settings, x, y, seed) {
-                    // Added by `auto`'s plan, not asked for: columns that are linear
-                    // combinations of others leave it out, not the call.
+                    // Added by `auto`'s plan, not asked for: normal scores it cannot fit (a
+                    // column repeated in other units) leave it out, not the call.
                     Err(Error::Singular { .. }) if !asked_copula => continue,
                     e => e?,
                 }

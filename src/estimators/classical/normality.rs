@@ -121,7 +121,6 @@ pub fn side_normality(m: DMatrixView<'_, f64>) -> SideNormality {
     }
 }
 
-/// Distinct values of a column.
 /// The rows the tests read: at most [`NORMALITY_ROWS`] evenly spaced rows of `n`.
 fn tested_rows(n: usize) -> Vec<usize> {
     let rows = n.min(NORMALITY_ROWS);
@@ -140,6 +139,7 @@ pub fn holds_ties(m: DMatrixView<'_, f64>) -> bool {
     has_ties(m.select_rows(&tested_rows(m.nrows())).as_view())
 }
 
+/// Distinct values of a column.
 fn distinct(values: impl Iterator<Item = f64>) -> usize {
     let mut v: Vec<f64> = values.collect();
     v.sort_by(f64::total_cmp);

@@ -84,9 +84,9 @@ pub(super) fn planned(cfg: &NeuralConfig, plan: &Plan, (dx, dy): (usize, usize))
         if neighbours { 2.0 * KNN_QUERY_BLOCK as f64 * reference * 8.0 + reference * width * 8.0 } else { 0.0 };
     if !c.elliptical.is_empty() {
         // Their reference rows side by side, and the covariance, its shrunk form, inverse and
-        // factor; then each critic's five blocks of it (`1.25·width²` where the sides are equal).
-        let critics = c.elliptical.len() as f64;
-        neighbour_bytes += 2.0 * reference * width * 8.0 + (5.0 + 1.25 * critics) * width * width * 8.0;
+        // factor; then the fit's five blocks of it (`1.25·width²` where the sides are equal),
+        // which the critics of every tail share.
+        neighbour_bytes += 2.0 * reference * width * 8.0 + 6.25 * width * width * 8.0;
     }
     Planned { folds_at_once, data, test_rows, test_batch, training, neighbours: neighbour_bytes }
 }

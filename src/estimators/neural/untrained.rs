@@ -19,7 +19,7 @@ const NEIGHBOUR_KINDS: [(bool, bool); 4] = [(false, false), (false, true), (true
 /// A critic that needs no training, built on a fold's reference rows.
 pub(super) enum Untrained {
     Neighbours(KnnSum),
-    Elliptical(Box<Elliptical>),
+    Elliptical(Elliptical),
 }
 
 impl Scoring for Untrained {
@@ -105,7 +105,7 @@ fn build(fold: &FoldData, candidates: &[Candidate], chosen_elsewhere: bool) -> R
         let (d, reference) = (fold.dataset(), &fold.rows.reference);
         let fit = Elliptical::fit(d.x.select_rows(reference).as_view(), d.y.select_rows(reference).as_view())?;
         for (c, tails) in elliptical {
-            out.push((c.clone(), Untrained::Elliptical(Box::new(fit.with_tails(tails)?))));
+            out.push((c.clone(), Untrained::Elliptical(fit.with_tails(tails)?)));
         }
     }
     if chosen_elsewhere && !candidates.is_empty() && out.len() != 1 {
